@@ -1,0 +1,62 @@
+/* CLI argument helpers. See args.h. */
+#include "args.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int arg_value(int argc, char **argv, int *i, const char *name, const char **value) {
+  const char *a = argv[*i];
+  const size_t len = strlen(name);
+  if (strncmp(a, name, len) != 0)
+    return 0;
+  if (a[len] == '=') {
+    *value = a + len + 1;
+    return 1;
+  }
+  if (a[len] != '\0')
+    return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: option %s needs a value\n", CLI_NAME, name);
+    return -1;
+  }
+  *value = argv[++*i];
+  return 1;
+}
+
+int parse_u64(const char *option, const char *text, uint64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  if (text[0] == '-' || text[0] == '\0') {
+    fprintf(stderr, "%s: %s wants a non-negative integer, got '%s'\n", CLI_NAME, option, text);
+    return 1;
+  }
+  const unsigned long long v = strtoull(text, &end, 0);
+  if (errno || *end != '\0') {
+    fprintf(stderr, "%s: %s wants a non-negative integer, got '%s'\n", CLI_NAME, option, text);
+    return 1;
+  }
+  *out = v;
+  return 0;
+}
+
+int parse_dtype(const char *option, const char *text, cureduce_dtype *out) {
+  if (cureduce_dtype_from_name(text, out) == CUREDUCE_SUCCESS)
+    return 0;
+  fprintf(stderr, "%s: %s: unknown dtype '%s' (one of:", CLI_NAME, option, text);
+  for (int d = 0; d < CUREDUCE_DTYPE_COUNT; ++d)
+    fprintf(stderr, " %s", cureduce_dtype_name((cureduce_dtype)d));
+  fprintf(stderr, ")\n");
+  return 1;
+}
+
+int parse_op(const char *option, const char *text, cureduce_op *out) {
+  if (cureduce_op_from_name(text, out) == CUREDUCE_SUCCESS)
+    return 0;
+  fprintf(stderr, "%s: %s: unknown op '%s' (one of:", CLI_NAME, option, text);
+  for (int o = 0; o < CUREDUCE_OP_COUNT; ++o)
+    fprintf(stderr, " %s", cureduce_op_name((cureduce_op)o));
+  fprintf(stderr, ")\n");
+  return 1;
+}

@@ -1,0 +1,167 @@
+/*
+ * cureduce.h - GPU reductions (sum, min, max, ...) over device arrays.
+ *
+ * This header is the whole public surface and its reference manual. It is plain C: enums,
+ * an opaque handle and functions that return a cureduce_status. The library never prints,
+ * never exits and never aborts; every failure is a status, and on failure nothing is written
+ * to the caller's output.
+ *
+ * Semantics shared by every reduction:
+ *   - n = 0: SUM writes 0 (+0.0 for floats). MIN and MAX return CUREDUCE_EMPTY and leave the
+ *     output untouched.
+ *   - NaN: MIN and MAX propagate NaN (as NumPy and PyTorch do). SUM follows IEEE 754: any NaN,
+ *     or +inf together with -inf, gives NaN.
+ *   - -0.0, +-inf and subnormals behave as IEEE 754 says: the sum of only -0.0 values is -0.0;
+ *     MIN(-0.0, +0.0) is -0.0 and MAX(-0.0, +0.0) is +0.0; subnormals are not flushed.
+ *   - Integer sums wrap modulo 2^bits of the accumulator (two's complement).
+ *   - The result is written in the accumulator dtype. Floating-point GPU results are
+ *     deterministic: the same input, n and dtype give the same bits on every run.
+ *
+ * Default accumulators (pass CUREDUCE_ACC_DEFAULT to use them):
+ *   f16, bf16, fp8 -> f32;  f32 -> f32;  f64 -> f64;  i8, i32, i64 -> i64.
+ * Other accepted accumulators: f16 with f16, bf16 with bf16, fp8 with f16, i8 with i32, and any
+ * float input with f64. cureduce_supported() tells whether a combination is accepted.
+ */
+#ifndef CUREDUCE_H
+#define CUREDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUREDUCE_VERSION_MAJOR 0
+#define CUREDUCE_VERSION_MINOR 1
+#define CUREDUCE_VERSION_PATCH 0
+/* One integer that grows with every release: 10000 * major + 100 * minor + patch. */
+#define CUREDUCE_VERSION                                                                        \
+  (CUREDUCE_VERSION_MAJOR * 10000 + CUREDUCE_VERSION_MINOR * 100 + CUREDUCE_VERSION_PATCH)
+
+/* Status codes. The values are fixed and will not change between releases. */
+typedef enum cureduce_status {
+  CUREDUCE_SUCCESS = 0,
+  CUREDUCE_EMPTY = 1,                  /* MIN/MAX of zero elements: output left untouched */
+  CUREDUCE_ERROR_NULL_POINTER = 2,     /* a required pointer argument is NULL */
+  CUREDUCE_ERROR_INVALID_DTYPE = 3,    /* a dtype value outside the enum */
+  CUREDUCE_ERROR_INVALID_OP = 4,       /* an op value outside the enum */
+  CUREDUCE_ERROR_UNSUPPORTED = 5,      /* a valid (op, dtype, accumulator) not offered */
+  CUREDUCE_ERROR_HOST_POINTER = 6,     /* host memory passed where device memory is required */
+  CUREDUCE_ERROR_NO_DEVICE = 7,        /* no CUDA device, or no usable driver */
+  CUREDUCE_ERROR_CUDA = 8,             /* a CUDA runtime call failed (kernel launch included) */
+  CUREDUCE_ERROR_OUT_OF_MEMORY = 9,    /* a device or host allocation failed */
+  CUREDUCE_ERROR_INVALID_HANDLE = 10,  /* NULL or destroyed handle */
+  CUREDUCE_ERROR_INVALID_VALUE = 11    /* another argument out of range */
+} cureduce_status;
+
+/* Element types. The values are fixed; new types get new values at the end. */
+typedef enum cureduce_dtype {
+  CUREDUCE_F32 = 0,
+  CUREDUCE_F64 = 1,
+  CUREDUCE_F16 = 2,     /* IEEE binary16 */
+  CUREDUCE_BF16 = 3,    /* bfloat16 */
+  CUREDUCE_F8_E4M3 = 4, /* OCP fp8 e4m3 (finite only: no inf, one NaN pattern per sign) */
+  CUREDUCE_F8_E5M2 = 5, /* OCP fp8 e5m2 (IEEE-like: inf and NaN) */
+  CUREDUCE_I8 = 6,
+  CUREDUCE_I32 = 7,
+  CUREDUCE_I64 = 8,
+  CUREDUCE_DTYPE_COUNT = 9, /* not a dtype: the number of dtypes */
+  CUREDUCE_ACC_DEFAULT = -1  /* as an accumulator: the input dtype's default accumulator */
+} cureduce_dtype;
+
+/* Reduction operations. The values are fixed; new ops get new values at the end. */
+typedef enum cureduce_op {
+  CUREDUCE_SUM = 0,
+  CUREDUCE_MIN = 1,
+  CUREDUCE_MAX = 2,
+  CUREDUCE_OP_COUNT = 3 /* not an op: the number of ops */
+} cureduce_op;
+
+/* Opaque handle: owns the device workspace of one CUDA device. */
+typedef struct cureduce_handle_s *cureduce_handle;
+
+/* --- Library information ---------------------------------------------------------------- */
+
+/* The library's CUREDUCE_VERSION, which may differ from the header's when linked dynamically. */
+int cureduce_version(void);
+
+/* A constant sentence describing the status; never NULL, also for unknown values. */
+const char *cureduce_status_string(cureduce_status status);
+
+/* A constant short name ("f32", "bf16", ...) or NULL when dtype is not a cureduce_dtype. */
+const char *cureduce_dtype_name(cureduce_dtype dtype);
+
+/* A constant short name ("sum", "min", "max") or NULL when op is not a cureduce_op. */
+const char *cureduce_op_name(cureduce_op op);
+
+/* Size in bytes of one element of dtype, or 0 when dtype is not a cureduce_dtype. */
+size_t cureduce_dtype_size(cureduce_dtype dtype);
+
+/* The value of one element of dtype at value (host memory), exactly as a double; integers
+   beyond 2^53 in magnitude are rounded. */
+cureduce_status cureduce_to_double(cureduce_dtype dtype, const void *value, double *out);
+
+/* x rounded to nearest even into one element of dtype at value (host memory). Narrow floats
+   round through f32 (fp8 saturates to its largest finite value); integers truncate toward zero
+   and saturate; NaN into an integer is INVALID_VALUE. */
+cureduce_status cureduce_from_double(cureduce_dtype dtype, double x, void *value);
+
+/* Parse a dtype name as cureduce_dtype_name() prints it; INVALID_DTYPE when unknown. */
+cureduce_status cureduce_dtype_from_name(const char *name, cureduce_dtype *dtype);
+
+/* Parse an op name as cureduce_op_name() prints it; INVALID_OP when unknown. */
+cureduce_status cureduce_op_from_name(const char *name, cureduce_op *op);
+
+/* The default accumulator of in_dtype written to *acc; INVALID_DTYPE when unknown. */
+cureduce_status cureduce_default_acc(cureduce_dtype in_dtype, cureduce_dtype *acc);
+
+/* SUCCESS when (op, in_dtype, acc_dtype) is offered, else the status a reduce would return.
+   acc_dtype may be CUREDUCE_ACC_DEFAULT. */
+cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
+                                   cureduce_dtype acc_dtype);
+
+/* --- GPU reductions ------------------------------------------------------------------------ */
+
+/* Create a handle on the current CUDA device and allocate its workspace there.
+   NO_DEVICE when there is no usable GPU; *handle is NULL on failure. */
+cureduce_status cureduce_create(cureduce_handle *handle);
+
+/* Free the handle and its workspace (synchronizes the device first). NULL is a no-op. */
+cureduce_status cureduce_destroy(cureduce_handle handle);
+
+/* Reduce n elements of in_dtype at device pointer d_in with op, accumulating in acc_dtype, and
+   write one acc_dtype value to device pointer d_out. Asynchronous on stream (0 = legacy default
+   stream); allocates nothing and never synchronizes, so it can be captured in a CUDA graph.
+   One handle serves one stream at a time: calls on different streams need different handles.
+   d_in may have any alignment of its element size. Errors are returned before anything is
+   launched; a failed launch returns CUDA. */
+cureduce_status cureduce_reduce(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                const void *d_in, uint64_t n, cureduce_dtype acc_dtype,
+                                void *d_out, void *stream);
+
+/* As cureduce_reduce, then wait for stream and copy the result to host memory h_out
+   (acc_dtype's size). Convenience only: it synchronizes the stream. */
+cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
+                                        cureduce_dtype in_dtype, const void *d_in, uint64_t n,
+                                        cureduce_dtype acc_dtype, void *h_out, void *stream);
+
+/* --- CPU reductions (the reference and the no-GPU fallback) ------------------------------ */
+
+/* The same contract as cureduce_reduce, on host memory, synchronous. Float sums use pairwise
+   summation in the accumulator's precision; min and max are exact. */
+cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in,
+                                    uint64_t n, cureduce_dtype acc_dtype, void *h_out);
+
+/* The exact sum of n float elements of in_dtype, correctly rounded (to nearest, ties to even)
+   once into out_dtype, which is F64 or F32. NaN, inf and overflow follow IEEE 754 as if the
+   sum had been computed with unbounded precision and range and then rounded. Integer inputs
+   return UNSUPPORTED (their sums are exact already). */
+cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                       cureduce_dtype out_dtype, void *h_out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUREDUCE_H */

@@ -1,0 +1,123 @@
+/* The C API of the GPU reductions: argument validation and the handle's workspace.
+ * Layer: C API. Nothing here launches a kernel directly; dispatch.h does.
+ *
+ * Validation happens before anything is launched or written, in this order: handle, op and
+ * dtypes, the combination, NULL pointers, alignment, device-ness of the pointers, n = 0. */
+#include "cureduce.h"
+
+#include "../dispatch/dispatch.h"
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+struct cureduce_handle_s {
+  int device;
+  void *workspace;       /* cr_full_workspace_bytes() of kernel workspace ... */
+  void *result_slot;     /* ... then 16 bytes for cureduce_reduce_to_host's result */
+};
+
+#define RESULT_SLOT_BYTES 256
+
+cureduce_status cureduce_create(cureduce_handle *handle) {
+  if (!handle)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  *handle = NULL;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError(); /* "no device" is our status, not a sticky error for the caller */
+    return CUREDUCE_ERROR_NO_DEVICE;
+  }
+  struct cureduce_handle_s *h = calloc(1, sizeof *h);
+  if (!h)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  const size_t bytes = cr_full_workspace_bytes() + RESULT_SLOT_BYTES;
+  if (cudaGetDevice(&h->device) != cudaSuccess) {
+    free(h);
+    return CUREDUCE_ERROR_CUDA;
+  }
+  if (cudaMalloc(&h->workspace, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    free(h);
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  }
+  /* The kernels expect the ticket counter at zero; zeroing all of it also keeps initcheck
+     quiet about the partials. Synchronous, once, here rather than in any reduce call. */
+  if (cudaMemset(h->workspace, 0, bytes) != cudaSuccess) {
+    (void)cudaFree(h->workspace);
+    free(h);
+    return CUREDUCE_ERROR_CUDA;
+  }
+  h->result_slot = (char *)h->workspace + cr_full_workspace_bytes();
+  *handle = h;
+  return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_destroy(cureduce_handle handle) {
+  if (!handle)
+    return CUREDUCE_SUCCESS;
+  const cudaError_t sync = cudaDeviceSynchronize();
+  const cudaError_t freed = cudaFree(handle->workspace);
+  free(handle);
+  return (sync == cudaSuccess && freed == cudaSuccess) ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+}
+
+/* Whether p is device memory (or managed memory) that a kernel may read and write. */
+static int is_device_pointer(const void *p) {
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+/* Everything cureduce_reduce checks, with acc resolved from DEFAULT into *acc. */
+static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                const void *d_in, uint64_t n, cureduce_dtype *acc,
+                                const void *out, int out_on_device) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  cureduce_status st = cureduce_supported(op, in_dtype, *acc);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (*acc == CUREDUCE_ACC_DEFAULT)
+    (void)cureduce_default_acc(in_dtype, acc);
+  if (!out || (n > 0 && !d_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
+      (out_on_device && (uintptr_t)out % cureduce_dtype_size(*acc) != 0))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if ((n > 0 && !is_device_pointer(d_in)) || (out_on_device && !is_device_pointer(out)))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  if (n == 0 && op != CUREDUCE_SUM)
+    return CUREDUCE_EMPTY;
+  return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_reduce(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                const void *d_in, uint64_t n, cureduce_dtype acc_dtype,
+                                void *d_out, void *stream) {
+  const cureduce_status st = validate(handle, op, in_dtype, d_in, n, &acc_dtype, d_out, 1);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  return cr_launch_full(op, in_dtype, acc_dtype, d_in, n, d_out, handle->workspace, stream);
+}
+
+cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
+                                        cureduce_dtype in_dtype, const void *d_in, uint64_t n,
+                                        cureduce_dtype acc_dtype, void *h_out, void *stream) {
+  cureduce_status st = validate(handle, op, in_dtype, d_in, n, &acc_dtype, h_out, 0);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  st = cr_launch_full(op, in_dtype, acc_dtype, d_in, n, handle->result_slot, handle->workspace,
+                      stream);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  const cudaStream_t s = (cudaStream_t)stream;
+  if (cudaMemcpyAsync(h_out, handle->result_slot, cureduce_dtype_size(acc_dtype),
+                      cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+      cudaStreamSynchronize(s) != cudaSuccess)
+    return CUREDUCE_ERROR_CUDA;
+  return CUREDUCE_SUCCESS;
+}

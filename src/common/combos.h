@@ -1,0 +1,35 @@
+/* The one list of supported (input dtype, accumulator dtype) pairs.
+ *
+ * Every reduction op is offered for every pair below. The C API checks requests against it,
+ * the GPU dispatch instantiates one kernel per (op, pair) from it, and the CPU reference
+ * accepts exactly the same set. To offer a new pair, add one line here.
+ *
+ * X(input, accumulator) with the suffixes of the cureduce_dtype enumerators. */
+#ifndef CUREDUCE_COMBOS_H
+#define CUREDUCE_COMBOS_H
+
+#define CUREDUCE_FOR_EACH_PAIR(X)                                                               \
+  X(F32, F32)                                                                                   \
+  X(F32, F64)                                                                                   \
+  X(F64, F64)                                                                                   \
+  X(F16, F32)                                                                                   \
+  X(F16, F16)                                                                                   \
+  X(F16, F64)                                                                                   \
+  X(BF16, F32)                                                                                  \
+  X(BF16, BF16)                                                                                 \
+  X(BF16, F64)                                                                                  \
+  X(F8_E4M3, F32)                                                                               \
+  X(F8_E4M3, F16)                                                                               \
+  X(F8_E4M3, F64)                                                                               \
+  X(F8_E5M2, F32)                                                                               \
+  X(F8_E5M2, F16)                                                                               \
+  X(F8_E5M2, F64)                                                                               \
+  X(I8, I64)                                                                                    \
+  X(I8, I32)                                                                                    \
+  X(I32, I64)                                                                                   \
+  X(I64, I64)
+
+/* The ops, with the suffixes of the cureduce_op enumerators. */
+#define CUREDUCE_FOR_EACH_OP(X) X(SUM) X(MIN) X(MAX)
+
+#endif

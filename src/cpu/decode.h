@@ -1,0 +1,22 @@
+/* Decoding input elements on the host into a common working type: double for float dtypes
+ * (exact for every one of them), int64 for integer dtypes. */
+#ifndef CUREDUCE_CPU_DECODE_H
+#define CUREDUCE_CPU_DECODE_H
+
+#include "cureduce.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Elements are decoded in chunks of this many values so loops stay type-free. */
+#define CR_DECODE_CHUNK 4096
+
+int cr_dtype_is_float(cureduce_dtype d);
+
+/* out[k] = value of element first + k, for k < count (a float dtype). */
+void cr_decode_float(cureduce_dtype d, const void *in, uint64_t first, size_t count, double *out);
+
+/* out[k] = value of element first + k, for k < count (an integer dtype). */
+void cr_decode_int(cureduce_dtype d, const void *in, uint64_t first, size_t count, int64_t *out);
+
+#endif

@@ -1,0 +1,29 @@
+/* Launch shapes of the full-array kernel, as data. Layer: dispatch.
+ *
+ * One row per input element size (the 16-byte vector holds 16 / size elements, so rows differ
+ * mainly in how much arithmetic a vector costs). max_blocks caps the grid: it is a constant,
+ * never derived from the GPU, because the grid size fixes the order of combination and so the
+ * bits of a float result (the same on every GPU).
+ *
+ * Provisional values: 1024 blocks of 256 threads is one full wave on a 132-SM H100/H200
+ * (8 blocks of 256 per SM). To be re-chosen by `cureduce bench` measurements (issue #4). */
+#ifndef CUREDUCE_TUNING_H
+#define CUREDUCE_TUNING_H
+
+typedef struct cr_full_tuning {
+  int elem_size;  /* input element size in bytes */
+  int block;      /* threads per block */
+  int unroll;     /* 16-byte vectors per thread per tile */
+  int max_blocks; /* grid cap; also sizes the handle's partials workspace */
+} cr_full_tuning;
+
+#define CR_FULL_TUNING_TABLE(X)                                                                 \
+  X(1, 256, 4, 1024)                                                                            \
+  X(2, 256, 4, 1024)                                                                            \
+  X(4, 256, 4, 1024)                                                                            \
+  X(8, 256, 4, 1024)
+
+/* The largest max_blocks of the table: the partials workspace the handle allocates. */
+#define CR_FULL_MAX_BLOCKS 1024
+
+#endif

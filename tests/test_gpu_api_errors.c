@@ -1,0 +1,105 @@
+/* The GPU entry points refuse bad input with a distinct status and write nothing: NULL handle,
+ * NULL pointers, unknown enums, unsupported combinations, host pointers, misaligned pointers,
+ * and the empty min/max. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "gpu_util.h"
+
+static cureduce_handle h;
+static float *d_in, *d_out;
+
+static float read_out(void) {
+  float v;
+  CUDA_OK(cudaMemcpy(&v, d_out, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+static int setup(void **state) {
+  (void)state;
+  if (cureduce_create(&h) != CUREDUCE_SUCCESS)
+    return -1;
+  const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, sentinel = 42.0f;
+  if (cudaMalloc((void **)&d_in, sizeof ones) != cudaSuccess ||
+      cudaMalloc((void **)&d_out, 16) != cudaSuccess)
+    return -1;
+  if (cudaMemcpy(d_in, ones, sizeof ones, cudaMemcpyHostToDevice) != cudaSuccess)
+    return -1;
+  return cudaMemcpy(d_out, &sentinel, sizeof sentinel, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  (void)cudaFree(d_in);
+  (void)cudaFree(d_out);
+  return cureduce_destroy(h) == CUREDUCE_SUCCESS ? 0 : -1;
+}
+
+static void each_bad_argument_should_have_its_own_status(void **state) {
+  (void)state;
+  const cureduce_op SUM = CUREDUCE_SUM;
+  const cureduce_dtype F32 = CUREDUCE_F32;
+  assert_int_equal(cureduce_reduce(NULL, SUM, F32, d_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_reduce(h, (cureduce_op)17, F32, d_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_OP);
+  assert_int_equal(cureduce_reduce(h, SUM, (cureduce_dtype)17, d_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_DTYPE);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 8, CUREDUCE_I32, d_out, NULL), CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, NULL, 8, F32, d_out, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 8, F32, NULL, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  float host_in[8] = {0}, host_out = 0;
+  assert_int_equal(cureduce_reduce(h, SUM, F32, host_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 8, F32, &host_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, (char *)d_in + 1, 4, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 4, F32, (char *)d_out + 2, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  CUDA_OK(cudaDeviceSynchronize());
+  assert_true(read_out() == 42.0f); /* nothing was written by any of them */
+  assert_true(host_out == 0.0f);
+}
+
+static void empty_min_and_max_should_leave_the_output_untouched(void **state) {
+  (void)state;
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_MIN, CUREDUCE_F32, d_in, 0, CUREDUCE_F32, d_out, NULL), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_MAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, d_out, NULL), CUREDUCE_EMPTY);
+  CUDA_OK(cudaDeviceSynchronize());
+  assert_true(read_out() == 42.0f);
+}
+
+static void empty_sum_should_write_positive_zero(void **state) {
+  (void)state;
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_SUM, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, d_out, NULL), 0);
+  CUDA_OK(cudaDeviceSynchronize());
+  const float v = read_out();
+  assert_true(v == 0.0f && !signbit(v));
+  const float sentinel = 42.0f;
+  CUDA_OK(cudaMemcpy(d_out, &sentinel, sizeof sentinel, cudaMemcpyHostToDevice));
+}
+
+static void reduce_to_host_should_return_the_value(void **state) {
+  (void)state;
+  float v = 0;
+  assert_int_equal(cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, 8, CUREDUCE_ACC_DEFAULT, &v, NULL), 0);
+  assert_true(v == 8.0f);
+  int64_t i = 5;
+  assert_int_equal(cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, 8, CUREDUCE_I64, &i, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(i, 5);
+}
+
+static void create_should_refuse_a_null_out_pointer(void **state) {
+  (void)state;
+  assert_int_equal(cureduce_create(NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_destroy(NULL), CUREDUCE_SUCCESS);
+}
+
+int main(void) {
+  gpu_require_device();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(each_bad_argument_should_have_its_own_status),
+      cmocka_unit_test(empty_min_and_max_should_leave_the_output_untouched),
+      cmocka_unit_test(empty_sum_should_write_positive_zero),
+      cmocka_unit_test(reduce_to_host_should_return_the_value),
+      cmocka_unit_test(create_should_refuse_a_null_out_pointer),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,177 @@
+/* Every GPU reduction (each op, each supported input and accumulator pair) agrees with the CPU
+ * reference at the edge sizes, at misaligned starts, and on random, integer-valued and special
+ * data. Min, max and integer sums must be identical; float sums of integer-valued data must be
+ * exact; float sums of random data must be within a rounding bound of the exact sum.
+ *
+ * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "../src/common/combos.h"
+#include "gpu_util.h"
+
+static const uint64_t SIZES[] = {0,     1,     2,      15,      16,      17,       31,      32,
+                                 33,    255,   256,    257,     1023,    1025,     4095,    4097,
+                                 65535, 65537, 262143, 1000003, 4194305};
+static const unsigned OFFSETS[] = {0, 1, 3, 5}; /* elements from a 256-byte aligned start */
+
+typedef struct combo {
+  cureduce_op op;
+  cureduce_dtype in, acc;
+} combo;
+
+static cureduce_handle g_handle;
+static void *g_in;   /* device input, large enough for the largest size plus offset */
+static void *g_out;  /* device output */
+static void *g_host; /* host copy of the input */
+static uint64_t g_max_n;
+
+/* Unit roundoff of a float accumulator. */
+static double unit_roundoff(cureduce_dtype acc) {
+  switch (acc) {
+  case CUREDUCE_F64: return 0x1p-53;
+  case CUREDUCE_F32: return 0x1p-24;
+  case CUREDUCE_F16: return 0x1p-11;
+  default: return 0x1p-8; /* bf16 */
+  }
+}
+
+/* The largest n for which sums of integers of magnitude <= 8 stay exact in acc at every
+   partial sum (integers are exact up to 2^p). */
+static uint64_t exact_integer_limit(cureduce_dtype acc) {
+  switch (acc) {
+  case CUREDUCE_F16: return 2048 / 8;
+  case CUREDUCE_BF16: return 256 / 8;
+  /* f32: guaranteed up to 2^24 / 8 elements; beyond, random +-8 partial sums stay far below
+     2^24 (a partial of k elements has a spread of about 5 sqrt(k): 29000 at k = 2^25). */
+  default: return UINT64_MAX;
+  }
+}
+
+static void check_one(const combo *c, uint64_t n, unsigned offset, tu_pattern pat, uint64_t *rng) {
+  const size_t size = cureduce_dtype_size(c->in), acc_size = cureduce_dtype_size(c->acc);
+  tu_fill(c->in, g_host, n, pat, 8, rng);
+  char *d_in = (char *)g_in + offset * size;
+  CUDA_OK(cudaMemcpy(d_in, g_host, n * size, cudaMemcpyHostToDevice));
+  unsigned char poison[16], got[16], want[16];
+  memset(poison, 0xAB, sizeof poison);
+  CUDA_OK(cudaMemcpy(g_out, poison, 16, cudaMemcpyHostToDevice));
+
+  const cureduce_status want_st = cureduce_cpu_reduce(c->op, c->in, g_host, n, c->acc, want);
+  const cureduce_status got_st = cureduce_reduce(g_handle, c->op, c->in, d_in, n, c->acc, g_out, NULL);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(got, g_out, 16, cudaMemcpyDeviceToHost));
+  const char *what = cureduce_op_name(c->op), *in = cureduce_dtype_name(c->in),
+             *acc = cureduce_dtype_name(c->acc);
+  if (got_st != want_st)
+    fail_msg("%s %s->%s n=%llu offset=%u: status %d, CPU %d", what, in, acc,
+             (unsigned long long)n, offset, got_st, want_st);
+  if (got_st == CUREDUCE_EMPTY) {
+    if (memcmp(got, poison, 16) != 0)
+      fail_msg("%s %s n=0: EMPTY must leave the output untouched", what, in);
+    return;
+  }
+  if (memcmp(got + acc_size, poison + acc_size, 16 - acc_size) != 0)
+    fail_msg("%s %s->%s n=%llu: wrote past its output", what, in, acc, (unsigned long long)n);
+
+  const int float_sum = c->op == CUREDUCE_SUM && tu_is_float(c->in);
+  const int must_be_exact = !float_sum || (pat == TU_INTEGERS && n <= exact_integer_limit(c->acc)) ||
+                            pat == TU_NEG_ZEROS;
+  if (must_be_exact) {
+    if (!tu_same_value(c->acc, got, want)) {
+      double g, w;
+      (void)cureduce_to_double(c->acc, got, &g);
+      (void)cureduce_to_double(c->acc, want, &w);
+      fail_msg("%s %s->%s n=%llu offset=%u pattern=%d: GPU %.17g, CPU %.17g", what, in, acc,
+               (unsigned long long)n, offset, pat, g, w);
+    }
+    return;
+  }
+  /* Float sum of non-exact data: against the exact sum, within a tree-rounding bound. */
+  double exact, g, abs_sum = 0, x;
+  (void)cureduce_cpu_sum_exact(c->in, g_host, n, CUREDUCE_F64, &exact);
+  (void)cureduce_to_double(c->acc, got, &g);
+  if (isnan(exact) || isinf(exact)) {
+    if (!tu_same_value(CUREDUCE_F64, &g, &exact))
+      fail_msg("%s %s->%s n=%llu: GPU %g, exact %g", what, in, acc, (unsigned long long)n, g, exact);
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    (void)cureduce_to_double(c->in, (char *)g_host + i * size, &x);
+    abs_sum += fabs(x);
+  }
+  /* Each element passes through at most a few hundred roundings in the per-thread chains and
+     the trees; the bound also covers the final rounding to acc. */
+  const double bound = (log2((double)n + 1) + 64) * unit_roundoff(c->acc) * abs_sum + fabs(exact) * unit_roundoff(c->acc);
+  if (!(fabs(g - exact) <= bound))
+    fail_msg("%s %s->%s n=%llu offset=%u: GPU %.17g, exact %.17g, bound %.3g", what, in, acc,
+             (unsigned long long)n, offset, g, exact, bound);
+}
+
+/* Above the grid cap (1024 blocks of 1024 vectors: 16M one-byte elements), so every block runs
+   its grid-stride loop more than once. Only integer-valued sums there: CPU time. */
+#define LARGE_N 33554433u
+
+static void run_combo(const combo *c) {
+  uint64_t rng = tu_seed() ^ ((uint64_t)c->op << 40) ^ ((uint64_t)c->in << 32) ^ (uint64_t)c->acc;
+  if (c->op == CUREDUCE_SUM && LARGE_N <= g_max_n) {
+    check_one(c, LARGE_N, 0, TU_INTEGERS, &rng);
+    check_one(c, LARGE_N, 3, TU_INTEGERS, &rng);
+  }
+  for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; ++s) {
+    const uint64_t n = SIZES[s];
+    if (n > g_max_n)
+      continue;
+    for (size_t o = 0; o < sizeof OFFSETS / sizeof OFFSETS[0]; ++o) {
+      check_one(c, n, OFFSETS[o], TU_INTEGERS, &rng);
+      if (o == 0 || n < 100000) { /* the other patterns at every size, one alignment when big */
+        check_one(c, n, OFFSETS[o], TU_RANDOM, &rng);
+        if (tu_is_float(c->in)) {
+          check_one(c, n, OFFSETS[o], TU_SPECIALS, &rng);
+          check_one(c, n, OFFSETS[o], TU_NEG_ZEROS, &rng);
+        }
+      }
+    }
+  }
+}
+
+#define CR_TEST_FN(OPNAME, IN, ACC)                                                             \
+  static void OPNAME##_##IN##_acc_##ACC##_should_match_cpu(void **state) {                     \
+    (void)state;                                                                                \
+    const combo c = {CUREDUCE_##OPNAME, CUREDUCE_##IN, CUREDUCE_##ACC};                         \
+    run_combo(&c);                                                                              \
+  }
+#define CR_TESTS_FOR_PAIR(IN, ACC) CR_TEST_FN(SUM, IN, ACC) CR_TEST_FN(MIN, IN, ACC) CR_TEST_FN(MAX, IN, ACC)
+CUREDUCE_FOR_EACH_PAIR(CR_TESTS_FOR_PAIR)
+
+static int setup(void **state) {
+  (void)state;
+  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
+  g_max_n = cap ? strtoull(cap, NULL, 0) : UINT64_MAX;
+  const uint64_t largest = LARGE_N + 8;
+  if (cureduce_create(&g_handle) != CUREDUCE_SUCCESS)
+    return -1;
+  if (cudaMalloc(&g_in, largest * 8) != cudaSuccess || cudaMalloc(&g_out, 16) != cudaSuccess)
+    return -1;
+  g_host = malloc(largest * 8);
+  return g_host ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  (void)cudaFree(g_in);
+  (void)cudaFree(g_out);
+  free(g_host);
+  return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
+}
+
+int main(void) {
+  gpu_require_device();
+  (void)tu_seed();
+#define CR_ENTRY(OPNAME, IN, ACC) cmocka_unit_test(OPNAME##_##IN##_acc_##ACC##_should_match_cpu),
+#define CR_ENTRIES_FOR_PAIR(IN, ACC) CR_ENTRY(SUM, IN, ACC) CR_ENTRY(MIN, IN, ACC) CR_ENTRY(MAX, IN, ACC)
+  const struct CMUnitTest tests[] = {CUREDUCE_FOR_EACH_PAIR(CR_ENTRIES_FOR_PAIR)};
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
