@@ -2,7 +2,16 @@
 #ifndef CUREDUCE_CLI_COMMANDS_H
 #define CUREDUCE_CLI_COMMANDS_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_ladder(int argc, char **argv); /* bench/cmd_ladder.cu */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,130 @@
+// Measurement helpers. See bench_util.cuh.
+#include "bench_util.cuh"
+
+#include "../src/device/dtype_traits.cuh"
+
+#include <algorithm>
+#include <math.h>
+
+namespace bench {
+
+gpu_info current_gpu() {
+  int dev = 0;
+  BENCH_CUDA(cudaGetDevice(&dev));
+  cudaDeviceProp p;
+  BENCH_CUDA(cudaGetDeviceProperties(&p, dev));
+  gpu_info g;
+  g.name = p.name;
+  g.dir_name = p.name;
+  std::replace(g.dir_name.begin(), g.dir_name.end(), ' ', '_');
+  g.sms = p.multiProcessorCount;
+  g.l2_bytes = (size_t)p.l2CacheSize;
+  return g;
+}
+
+timer::timer(cudaStream_t stream, size_t l2_bytes) : stream_(stream), flush_bytes_(2 * l2_bytes) {
+  BENCH_CUDA(cudaEventCreate(&start_));
+  BENCH_CUDA(cudaEventCreate(&stop_));
+  BENCH_CUDA(cudaMalloc(&flush_, flush_bytes_));
+}
+
+timer::~timer() {
+  cudaEventDestroy(start_);
+  cudaEventDestroy(stop_);
+  cudaFree(flush_);
+}
+
+double timer::elapsed_us() {
+  BENCH_CUDA(cudaEventSynchronize(stop_));
+  BENCH_CUDA(cudaGetLastError()); // a launch failure inside the timed region
+  float ms = 0;
+  BENCH_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+  return ms * 1000.0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+int reps_for(double one_run_us, double budget_ms, int lo, int hi) {
+  const double r = budget_ms * 1000.0 / std::max(one_run_us, 1.0);
+  return (int)std::min<double>(hi, std::max<double>(lo, r));
+}
+
+// XOR of every 16-byte word, written only if it equals a value it never takes in practice, so
+// the compiler must do every load and the kernel writes nothing.
+__global__ void read_16B(const uint4 *__restrict__ in, size_t words, unsigned *sink) {
+  uint4 acc = {0, 0, 0, 0};
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < words; i += 4 * stride) { // four loads in flight per thread
+    const uint4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
+    acc.x ^= a.x ^ b.x ^ c.x ^ d.x;
+    acc.y ^= a.y ^ b.y ^ c.y ^ d.y;
+    acc.z ^= a.z ^ b.z ^ c.z ^ d.z;
+    acc.w ^= a.w ^ b.w ^ c.w ^ d.w;
+  }
+  for (; i < words; i += stride) {
+    const uint4 a = in[i];
+    acc.x ^= a.x, acc.y ^= a.y, acc.z ^= a.z, acc.w ^= a.w;
+  }
+  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u && acc.x == 0x12345678u)
+    *sink = acc.y;
+}
+
+double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
+                        bool cold, int reps) {
+  static unsigned *sink = nullptr;
+  if (!sink)
+    BENCH_CUDA(cudaMalloc(&sink, sizeof *sink));
+  int dev = 0, sms = 0;
+  BENCH_CUDA(cudaGetDevice(&dev));
+  BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const size_t words = bytes / 16;
+  const unsigned blocks = (unsigned)std::max<size_t>(1, std::min<size_t>((size_t)sms * 8, (words + 255) / 256));
+  auto run = [&] { read_16B<<<blocks, 256, 0, stream>>>((const uint4 *)d_buf, words, sink); };
+  return cold ? t.cold_us(run, reps) : t.hot_us(run, reps);
+}
+
+__device__ inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <cureduce_dtype D>
+__global__ void fill_kernel(cr::storage_t<D> *out, uint64_t n, uint64_t seed, double lo, double hi) {
+  for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+       i += (uint64_t)gridDim.x * blockDim.x) {
+    const double u = (double)(mix64(seed + 0x9e3779b97f4a7c15ull * (i + 1)) >> 11) * 0x1.0p-53;
+    const double x = lo + (hi - lo) * u;
+    if constexpr (D == CUREDUCE_F32) out[i] = (float)x;
+    else if constexpr (D == CUREDUCE_F64) out[i] = x;
+    else if constexpr (D == CUREDUCE_F16) out[i] = __float2half_rn((float)x);
+    else if constexpr (D == CUREDUCE_BF16) out[i] = __float2bfloat16_rn((float)x);
+    else if constexpr (D == CUREDUCE_F8_E4M3) out[i] = __nv_cvt_float_to_fp8((float)x, __NV_SATFINITE, __NV_E4M3);
+    else if constexpr (D == CUREDUCE_F8_E5M2) out[i] = __nv_cvt_float_to_fp8((float)x, __NV_SATFINITE, __NV_E5M2);
+    else out[i] = (cr::storage_t<D>)floor(x);
+  }
+}
+
+void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo,
+                 double hi, cudaStream_t stream) {
+  const unsigned blocks = 4096;
+  switch (dtype) {
+#define BENCH_FILL(D)                                                                           \
+  case D:                                                                                       \
+    fill_kernel<D><<<blocks, 256, 0, stream>>>((cr::storage_t<D> *)d_ptr, n, seed, lo, hi);     \
+    break;
+    BENCH_FILL(CUREDUCE_F32) BENCH_FILL(CUREDUCE_F64) BENCH_FILL(CUREDUCE_F16)
+    BENCH_FILL(CUREDUCE_BF16) BENCH_FILL(CUREDUCE_F8_E4M3) BENCH_FILL(CUREDUCE_F8_E5M2)
+    BENCH_FILL(CUREDUCE_I8) BENCH_FILL(CUREDUCE_I32) BENCH_FILL(CUREDUCE_I64)
+#undef BENCH_FILL
+  default: break;
+  }
+  BENCH_CUDA(cudaGetLastError());
+}
+
+} // namespace bench

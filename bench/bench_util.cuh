@@ -1,0 +1,99 @@
+// Measurement helpers shared by the ladder and the benchmarks: checked CUDA calls, event
+// timing (hot and cold-L2 medians), the read roofline, GPU-side random data and the GPU's name.
+// Layer: CLI and bench.
+#pragma once
+
+#include "cureduce.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// Abort the tool (not the library) with a message when a CUDA call fails: a bench that
+// continues after a failed call would report numbers for work it did not do.
+#define BENCH_CUDA(call)                                                                        \
+  do {                                                                                          \
+    const cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) {                                                                    \
+      fprintf(stderr, "cureduce: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__,          \
+              cudaGetErrorString(e_));                                                          \
+      exit(1);                                                                                  \
+    }                                                                                           \
+  } while (0)
+
+struct gpu_info {
+  std::string name;     // as the driver names it, e.g. "NVIDIA H200"
+  std::string dir_name; // the same with spaces as underscores, for bench/results/<gpu>/
+  int sms = 0;
+  size_t l2_bytes = 0;
+};
+
+// The current device; exits with a message when there is none (callers check first).
+gpu_info current_gpu();
+
+// Times a callable that enqueues work on `stream`.
+class timer {
+public:
+  explicit timer(cudaStream_t stream, size_t l2_bytes);
+  ~timer();
+  // Median of `reps` back-to-back runs after `warmup` runs (data stays in L2 when it fits).
+  template <class F> double hot_us(F &&run, int reps, int warmup = 3);
+  // Median of `reps` runs, each after writing a buffer twice the L2 size (cold L2).
+  template <class F> double cold_us(F &&run, int reps);
+
+private:
+  double elapsed_us();
+  cudaStream_t stream_;
+  cudaEvent_t start_, stop_;
+  void *flush_ = nullptr;
+  size_t flush_bytes_;
+};
+
+double median(std::vector<double> v);
+
+// Time of a plain kernel that streams `bytes` from `d_buf` with 16-byte loads and does
+// nothing else: the read roofline for a reduction of that many bytes, measured in this run.
+double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
+                        bool cold, int reps);
+
+// Fill n elements of dtype at d_ptr on the GPU from a counter-based hash of (seed, index):
+// uniform in [lo, hi) rounded to the dtype (integers: floor).
+void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo,
+                 double hi, cudaStream_t stream);
+
+// Pick reps so that one timing takes about `budget_ms` given one run's rough time.
+int reps_for(double one_run_us, double budget_ms, int lo, int hi);
+
+// ---- template definitions ----
+
+template <class F> double timer::hot_us(F &&run, int reps, int warmup) {
+  for (int i = 0; i < warmup; ++i)
+    run();
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    BENCH_CUDA(cudaEventRecord(start_, stream_));
+    run();
+    BENCH_CUDA(cudaEventRecord(stop_, stream_));
+    times.push_back(elapsed_us());
+  }
+  return median(times);
+}
+
+template <class F> double timer::cold_us(F &&run, int reps) {
+  run();
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    BENCH_CUDA(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_));
+    BENCH_CUDA(cudaEventRecord(start_, stream_));
+    run();
+    BENCH_CUDA(cudaEventRecord(stop_, stream_));
+    times.push_back(elapsed_us());
+  }
+  return median(times);
+}
+
+} // namespace bench

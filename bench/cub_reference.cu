@@ -1,0 +1,83 @@
+// CUB DeviceReduce runners. See cub_reference.cuh.
+#include "bench_util.cuh"
+#include "cub_reference.cuh"
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/functional>
+#include <cuda/std/limits>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+namespace bench {
+namespace {
+
+// The element types CUB sees: the fp8 wrapper classes convert to float by themselves.
+template <cureduce_dtype D> struct cub_type;
+template <> struct cub_type<CUREDUCE_F32> { using type = float; };
+template <> struct cub_type<CUREDUCE_F64> { using type = double; };
+template <> struct cub_type<CUREDUCE_F16> { using type = __half; };
+template <> struct cub_type<CUREDUCE_BF16> { using type = __nv_bfloat16; };
+template <> struct cub_type<CUREDUCE_F8_E4M3> { using type = __nv_fp8_e4m3; };
+template <> struct cub_type<CUREDUCE_F8_E5M2> { using type = __nv_fp8_e5m2; };
+template <> struct cub_type<CUREDUCE_I8> { using type = int8_t; };
+template <> struct cub_type<CUREDUCE_I32> { using type = int32_t; };
+template <> struct cub_type<CUREDUCE_I64> { using type = int64_t; };
+
+template <class Acc> struct to_acc {
+  template <class T> __host__ __device__ Acc operator()(const T &x) const { return static_cast<Acc>(x); }
+};
+
+template <class In, class Acc, class Op>
+std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, Acc init) {
+  auto r = std::make_unique<cub_run>();
+  const In *in = static_cast<const In *>(d_in);
+  Acc *out = static_cast<Acc *>(d_out);
+  // TransformReduce converts each element to the accumulator before combining, as we do.
+  BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, r->temp_bytes, in, out, (int64_t)n, op,
+                                                to_acc<Acc>{}, init));
+  BENCH_CUDA(cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1));
+  void *temp = r->temp;
+  size_t bytes = r->temp_bytes;
+  r->launch = [=](cudaStream_t s) mutable {
+    cub::DeviceReduce::TransformReduce(temp, bytes, in, out, (int64_t)n, op, to_acc<Acc>{}, init, s);
+  };
+  return r;
+}
+
+template <cureduce_dtype IN, class Acc>
+std::unique_ptr<cub_run> make_for(cureduce_op op, const void *d_in, uint64_t n, void *d_out) {
+  using In = typename cub_type<IN>::type;
+  switch (op) {
+  case CUREDUCE_SUM: return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0));
+  case CUREDUCE_MIN:
+    return make<In, Acc>(d_in, n, d_out, cuda::minimum<Acc>{}, cuda::std::numeric_limits<Acc>::max());
+  case CUREDUCE_MAX:
+    return make<In, Acc>(d_in, n, d_out, cuda::maximum<Acc>{}, cuda::std::numeric_limits<Acc>::lowest());
+  default: return nullptr;
+  }
+}
+
+} // namespace
+
+std::unique_ptr<cub_run> make_cub_run(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
+                                      const void *d_in, uint64_t n, void *d_out) {
+#define CUB_CASE(IN, ACC, ACCT)                                                                 \
+  if (in == IN && acc == ACC)                                                                   \
+    return make_for<IN, ACCT>(op, d_in, n, d_out);
+  CUB_CASE(CUREDUCE_F32, CUREDUCE_F32, float)
+  CUB_CASE(CUREDUCE_F64, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_F16, CUREDUCE_F32, float)
+  CUB_CASE(CUREDUCE_BF16, CUREDUCE_F32, float)
+  CUB_CASE(CUREDUCE_F8_E4M3, CUREDUCE_F32, float)
+  CUB_CASE(CUREDUCE_F8_E5M2, CUREDUCE_F32, float)
+  CUB_CASE(CUREDUCE_I8, CUREDUCE_I64, int64_t)
+  CUB_CASE(CUREDUCE_I8, CUREDUCE_I32, int32_t)
+  CUB_CASE(CUREDUCE_I32, CUREDUCE_I64, int64_t)
+  CUB_CASE(CUREDUCE_I32, CUREDUCE_I32, int32_t) // the ladder's i32 accumulator
+  CUB_CASE(CUREDUCE_I64, CUREDUCE_I64, int64_t)
+#undef CUB_CASE
+  return nullptr;
+}
+
+} // namespace bench
