@@ -63,6 +63,10 @@ int parse(int argc, char **argv, options &o) {
       }
     } else if ((r = arg_value(argc, argv, &i, "--op", &v))) {
       if (r < 0 || parse_op("--op", v, &o.op)) return 2;
+      if (o.op != CUREDUCE_SUM && o.op != CUREDUCE_MIN && o.op != CUREDUCE_MAX) {
+        fprintf(stderr, "%s ladder: --op must be sum, min or max, got '%s'\n", CLI_NAME, v);
+        return 2;
+      }
     } else if ((r = arg_value(argc, argv, &i, "--csv", &v))) {
       if (r < 0) return 2;
       o.csv = v;

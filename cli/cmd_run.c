@@ -24,7 +24,7 @@ static void run_usage(FILE *to) {
           "  --dtype D      element dtype for --random (default f32); for --npy, what raw\n"
           "                 V1/V2/u1/u2 data holds (bf16, e4m3, e5m2)\n"
           "  --seed S       random seed (default 1)\n"
-          "  --op OP        sum, min or max (default sum)\n"
+          "  --op OP        sum, min, max, absmax, sumsq, argmin, argmax or mean (default sum)\n"
           "  --acc D        accumulator dtype (default: the input's default accumulator)\n"
           "  --exact        also print the exact, correctly rounded sum (CPU)\n"
           "  --cpu          run on the CPU even when there is a GPU\n",
@@ -203,16 +203,14 @@ int cmd_run(int argc, char **argv) {
   }
 
   cureduce_dtype acc = o.acc;
-  const cureduce_status sup = cureduce_supported(o.op, dtype, acc);
+  const cureduce_status sup = cureduce_resolve_acc(o.op, dtype, o.acc, &acc);
   if (sup != CUREDUCE_SUCCESS) {
     fprintf(stderr, "%s run: %s of %s with accumulator %s: %s\n", CLI_NAME, cureduce_op_name(o.op),
-            cureduce_dtype_name(dtype), acc == CUREDUCE_ACC_DEFAULT ? "default" : cureduce_dtype_name(acc),
+            cureduce_dtype_name(dtype), o.acc == CUREDUCE_ACC_DEFAULT ? "default" : cureduce_dtype_name(o.acc),
             cureduce_status_string(sup));
     free(data);
     return 1;
   }
-  if (acc == CUREDUCE_ACC_DEFAULT)
-    (void)cureduce_default_acc(dtype, &acc);
 
   unsigned char result[16];
   rc = o.force_cpu ? -1 : reduce_gpu(&o, dtype, data, n, acc, result);
@@ -230,7 +228,8 @@ int cmd_run(int argc, char **argv) {
   if (rc == 0) {
     char label[64];
     snprintf(label, sizeof label, "%s (acc %s)", cureduce_op_name(o.op), cureduce_dtype_name(acc));
-    print_value(label, acc, result);
+    const int arg = o.op == CUREDUCE_ARGMIN || o.op == CUREDUCE_ARGMAX;
+    print_value(label, arg ? CUREDUCE_I64 : acc, result); /* arg ops write an int64 index */
   }
   if (rc == 0 && o.exact) {
     double exact;

@@ -7,20 +7,24 @@
  * to the caller's output.
  *
  * Semantics shared by every reduction:
- *   - n = 0: SUM writes 0 (+0.0 for floats). MIN and MAX return CUREDUCE_EMPTY and leave the
- *     output untouched.
+ *   - n = 0: SUM and SUMSQ write 0 (+0.0 for floats). MIN, MAX, ABSMAX, ARGMIN, ARGMAX and
+ *     MEAN return CUREDUCE_EMPTY and leave the output untouched.
  *   - NaN: MIN and MAX propagate NaN (as NumPy and PyTorch do). SUM follows IEEE 754: any NaN,
  *     or +inf together with -inf, gives NaN.
  *   - -0.0, +-inf and subnormals behave as IEEE 754 says: the sum of only -0.0 values is -0.0;
  *     MIN(-0.0, +0.0) is -0.0 and MAX(-0.0, +0.0) is +0.0; subnormals are not flushed.
  *   - Integer sums wrap modulo 2^bits of the accumulator (two's complement).
- *   - The result is written in the accumulator dtype. Floating-point GPU results are
- *     deterministic: the same input, n and dtype give the same bits on every run.
+ *   - The result is written in the accumulator dtype, except ARGMIN and ARGMAX, which write
+ *     an int64_t index (the accumulator then only sets the precision of the comparison).
+ *     Floating-point GPU results are deterministic: the same input, n and dtype give the same
+ *     bits on every run and on every GPU.
  *
  * Default accumulators (pass CUREDUCE_ACC_DEFAULT to use them):
- *   f16, bf16, fp8 -> f32;  f32 -> f32;  f64 -> f64;  i8, i32, i64 -> i64.
+ *   f16, bf16, fp8 -> f32;  f32 -> f32;  f64 -> f64;  i8, i32, i64 -> i64;
+ *   except MEAN of integers -> f64 (an integer mean would truncate; MEAN refuses integer
+ *   accumulators).
  * Other accepted accumulators: f16 with f16, bf16 with bf16, fp8 with f16, i8 with i32, and any
- * float input with f64. cureduce_supported() tells whether a combination is accepted.
+ * input with f64. cureduce_supported() tells whether a combination is accepted.
  */
 #ifndef CUREDUCE_H
 #define CUREDUCE_H
@@ -75,7 +79,13 @@ typedef enum cureduce_op {
   CUREDUCE_SUM = 0,
   CUREDUCE_MIN = 1,
   CUREDUCE_MAX = 2,
-  CUREDUCE_OP_COUNT = 3 /* not an op: the number of ops */
+  CUREDUCE_ABSMAX = 3, /* max |x| (fp8 scaling); NaN propagates; |INT64_MIN| wraps to itself */
+  CUREDUCE_SUMSQ = 4,  /* sum of x*x, each square rounded in the accumulator (norms) */
+  CUREDUCE_ARGMIN = 5, /* index of the first minimum, written as int64_t; a NaN wins, and the
+                          first NaN's index is returned */
+  CUREDUCE_ARGMAX = 6, /* index of the first maximum, written as int64_t; NaN as for ARGMIN */
+  CUREDUCE_MEAN = 7,   /* sum / n, the division rounded once in the accumulator */
+  CUREDUCE_OP_COUNT = 8 /* not an op: the number of ops */
 } cureduce_op;
 
 /* Opaque handle: owns the device workspace of one CUDA device. */
@@ -92,7 +102,7 @@ const char *cureduce_status_string(cureduce_status status);
 /* A constant short name ("f32", "bf16", ...) or NULL when dtype is not a cureduce_dtype. */
 const char *cureduce_dtype_name(cureduce_dtype dtype);
 
-/* A constant short name ("sum", "min", "max") or NULL when op is not a cureduce_op. */
+/* A constant short name ("sum", "min", "argmax", ...) or NULL when op is not a cureduce_op. */
 const char *cureduce_op_name(cureduce_op op);
 
 /* Size in bytes of one element of dtype, or 0 when dtype is not a cureduce_dtype. */
@@ -115,6 +125,14 @@ cureduce_status cureduce_op_from_name(const char *name, cureduce_op *op);
 
 /* The default accumulator of in_dtype written to *acc; INVALID_DTYPE when unknown. */
 cureduce_status cureduce_default_acc(cureduce_dtype in_dtype, cureduce_dtype *acc);
+
+/* The accumulator op uses for in_dtype when given acc_dtype (which may be DEFAULT): *acc is
+   acc_dtype itself, or the default for (op, in_dtype). Any status cureduce_supported gives. */
+cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype,
+                                     cureduce_dtype acc_dtype, cureduce_dtype *acc);
+
+/* Size in bytes of the result op writes with accumulator acc_dtype (8 for ARGMIN/ARGMAX). */
+size_t cureduce_result_size(cureduce_op op, cureduce_dtype acc_dtype);
 
 /* SUCCESS when (op, in_dtype, acc_dtype) is offered, else the status a reduce would return.
    acc_dtype may be CUREDUCE_ACC_DEFAULT. */
@@ -141,7 +159,7 @@ cureduce_status cureduce_reduce(cureduce_handle handle, cureduce_op op, cureduce
                                 void *d_out, void *stream);
 
 /* As cureduce_reduce, then wait for stream and copy the result to host memory h_out
-   (acc_dtype's size). Convenience only: it synchronizes the stream. */
+   (cureduce_result_size bytes). Convenience only: it synchronizes the stream. */
 cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
                                         cureduce_dtype in_dtype, const void *d_in, uint64_t n,
                                         cureduce_dtype acc_dtype, void *h_out, void *stream);
@@ -149,7 +167,7 @@ cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
 /* --- CPU reductions (the reference and the no-GPU fallback) ------------------------------ */
 
 /* The same contract as cureduce_reduce, on host memory, synchronous. Float sums use pairwise
-   summation in the accumulator's precision; min and max are exact. */
+   summation in the accumulator's precision; min, max and the arg ops are exact. */
 cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in,
                                     uint64_t n, cureduce_dtype acc_dtype, void *h_out);
 

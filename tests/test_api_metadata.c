@@ -71,12 +71,33 @@ static void supported_should_accept_the_listed_pairs_and_refuse_others(void **st
                    CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_F64, CUREDUCE_F32),
                    CUREDUCE_ERROR_UNSUPPORTED);
-  assert_int_equal(cureduce_supported((cureduce_op)7, CUREDUCE_F32, CUREDUCE_F32),
+  assert_int_equal(cureduce_supported((cureduce_op)17, CUREDUCE_F32, CUREDUCE_F32),
                    CUREDUCE_ERROR_INVALID_OP);
   assert_int_equal(cureduce_supported(CUREDUCE_SUM, (cureduce_dtype)9, CUREDUCE_F32),
                    CUREDUCE_ERROR_INVALID_DTYPE);
   assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_F32, (cureduce_dtype)-2),
                    CUREDUCE_ERROR_INVALID_DTYPE);
+}
+
+static void mean_of_integers_should_default_to_f64_and_refuse_integer_accumulators(void **state) {
+  (void)state;
+  cureduce_dtype acc;
+  assert_int_equal(cureduce_resolve_acc(CUREDUCE_MEAN, CUREDUCE_I32, CUREDUCE_ACC_DEFAULT, &acc), 0);
+  assert_int_equal(acc, CUREDUCE_F64);
+  assert_int_equal(cureduce_resolve_acc(CUREDUCE_SUM, CUREDUCE_I32, CUREDUCE_ACC_DEFAULT, &acc), 0);
+  assert_int_equal(acc, CUREDUCE_I64);
+  assert_int_equal(cureduce_resolve_acc(CUREDUCE_MEAN, CUREDUCE_BF16, CUREDUCE_ACC_DEFAULT, &acc), 0);
+  assert_int_equal(acc, CUREDUCE_F32);
+  assert_int_equal(cureduce_supported(CUREDUCE_MEAN, CUREDUCE_I8, CUREDUCE_I64), CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_supported(CUREDUCE_MEAN, CUREDUCE_I8, CUREDUCE_F64), CUREDUCE_SUCCESS);
+}
+
+static void arg_ops_should_write_an_int64_index(void **state) {
+  (void)state;
+  assert_int_equal(cureduce_result_size(CUREDUCE_ARGMAX, CUREDUCE_F16), 8);
+  assert_int_equal(cureduce_result_size(CUREDUCE_ARGMIN, CUREDUCE_F32), 8);
+  assert_int_equal(cureduce_result_size(CUREDUCE_MAX, CUREDUCE_F16), 2);
+  assert_int_equal(cureduce_result_size(CUREDUCE_MEAN, CUREDUCE_F64), 8);
 }
 
 static void every_status_should_have_its_own_sentence(void **state) {
@@ -112,6 +133,8 @@ int main(void) {
       cmocka_unit_test(dtype_sizes_should_match_the_formats),
       cmocka_unit_test(default_accumulators_should_follow_the_contract),
       cmocka_unit_test(supported_should_accept_the_listed_pairs_and_refuse_others),
+      cmocka_unit_test(mean_of_integers_should_default_to_f64_and_refuse_integer_accumulators),
+      cmocka_unit_test(arg_ops_should_write_an_int64_index),
       cmocka_unit_test(every_status_should_have_its_own_sentence),
       cmocka_unit_test(version_should_match_the_header),
       cmocka_unit_test(from_double_should_refuse_nan_for_integers),

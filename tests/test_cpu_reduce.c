@@ -159,6 +159,67 @@ static void pairwise_sum_should_stay_close_to_the_exact_sum(void **state) {
   free(x);
 }
 
+static void argmax_and_argmin_should_return_the_first_occurrence(void **state) {
+  (void)state;
+  const float x[6] = {1, 7, -3, 7, -3, 0};
+  int64_t i = -1;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMAX, CUREDUCE_F32, x, 6, CUREDUCE_F32, &i), 0);
+  assert_int_equal(i, 1);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMIN, CUREDUCE_F32, x, 6, CUREDUCE_F32, &i), 0);
+  assert_int_equal(i, 2);
+  const int8_t y[4] = {-128, 5, -128, 5};
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMAX, CUREDUCE_I8, y, 4, CUREDUCE_ACC_DEFAULT, &i), 0);
+  assert_int_equal(i, 1);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMIN, CUREDUCE_I8, y, 4, CUREDUCE_ACC_DEFAULT, &i), 0);
+  assert_int_equal(i, 0);
+}
+
+static void arg_ops_should_return_the_first_nan(void **state) {
+  (void)state;
+  const float x[5] = {1, 9, NAN, 2, NAN};
+  int64_t i = -1;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMAX, CUREDUCE_F32, x, 5, CUREDUCE_F32, &i), 0);
+  assert_int_equal(i, 2);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMIN, CUREDUCE_F32, x, 5, CUREDUCE_F32, &i), 0);
+  assert_int_equal(i, 2);
+  const float z[2] = {-0.0f, 0.0f}; /* equal values: the first index */
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMAX, CUREDUCE_F32, z, 2, CUREDUCE_F32, &i), 0);
+  assert_int_equal(i, 0);
+}
+
+static void absmax_sumsq_and_mean_should_follow_their_definitions(void **state) {
+  (void)state;
+  const float x[4] = {1, -6, 3, -2};
+  float r;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ABSMAX, CUREDUCE_F32, x, 4, CUREDUCE_F32, &r), 0);
+  assert_true(r == 6.0f);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUMSQ, CUREDUCE_F32, x, 4, CUREDUCE_F32, &r), 0);
+  assert_true(r == 50.0f);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, CUREDUCE_F32, x, 4, CUREDUCE_F32, &r), 0);
+  assert_true(r == -1.0f);
+  const int32_t y[3] = {1, 2, 2};
+  double m;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, CUREDUCE_I32, y, 3, CUREDUCE_ACC_DEFAULT, &m), 0);
+  assert_true(m == 5.0 / 3.0);
+  const int64_t big[1] = {INT64_MIN};
+  int64_t a;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ABSMAX, CUREDUCE_I64, big, 1, CUREDUCE_I64, &a), 0);
+  assert_true(a == INT64_MIN); /* |INT64_MIN| wraps, as documented */
+}
+
+static void empty_input_should_be_zero_for_sums_and_empty_for_the_rest(void **state) {
+  (void)state;
+  float r = 4.0f;
+  int64_t i = 4;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUMSQ, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r), 0);
+  assert_true(r == 0.0f && !signbit(r));
+  r = 4.0f;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ABSMAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &i), CUREDUCE_EMPTY);
+  assert_true(r == 4.0f && i == 4);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(empty_sum_should_be_positive_zero),
@@ -173,6 +234,10 @@ int main(void) {
       cmocka_unit_test(fp8_inputs_should_decode_before_reducing),
       cmocka_unit_test(bad_arguments_should_return_a_status_and_write_nothing),
       cmocka_unit_test(pairwise_sum_should_stay_close_to_the_exact_sum),
+      cmocka_unit_test(argmax_and_argmin_should_return_the_first_occurrence),
+      cmocka_unit_test(arg_ops_should_return_the_first_nan),
+      cmocka_unit_test(absmax_sumsq_and_mean_should_follow_their_definitions),
+      cmocka_unit_test(empty_input_should_be_zero_for_sums_and_empty_for_the_rest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

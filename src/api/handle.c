@@ -78,19 +78,17 @@ static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce
                                 const void *out, int out_on_device) {
   if (!handle)
     return CUREDUCE_ERROR_INVALID_HANDLE;
-  cureduce_status st = cureduce_supported(op, in_dtype, *acc);
+  const cureduce_status st = cureduce_resolve_acc(op, in_dtype, *acc, acc);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (*acc == CUREDUCE_ACC_DEFAULT)
-    (void)cureduce_default_acc(in_dtype, acc);
   if (!out || (n > 0 && !d_in))
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
-      (out_on_device && (uintptr_t)out % cureduce_dtype_size(*acc) != 0))
+      (out_on_device && (uintptr_t)out % cureduce_result_size(op, *acc) != 0))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if ((n > 0 && !is_device_pointer(d_in)) || (out_on_device && !is_device_pointer(out)))
     return CUREDUCE_ERROR_HOST_POINTER;
-  if (n == 0 && op != CUREDUCE_SUM)
+  if (n == 0 && op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ)
     return CUREDUCE_EMPTY;
   return CUREDUCE_SUCCESS;
 }
@@ -115,7 +113,7 @@ cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
   if (st != CUREDUCE_SUCCESS)
     return st;
   const cudaStream_t s = (cudaStream_t)stream;
-  if (cudaMemcpyAsync(h_out, handle->result_slot, cureduce_dtype_size(acc_dtype),
+  if (cudaMemcpyAsync(h_out, handle->result_slot, cureduce_result_size(op, acc_dtype),
                       cudaMemcpyDeviceToHost, s) != cudaSuccess ||
       cudaStreamSynchronize(s) != cudaSuccess)
     return CUREDUCE_ERROR_CUDA;

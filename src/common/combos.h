@@ -1,6 +1,6 @@
 /* The one list of supported (input dtype, accumulator dtype) pairs.
  *
- * Every reduction op is offered for every pair below. The C API checks requests against it,
+ * Every reduction op is offered for every pair below (but MEAN with an integer accumulator). The C API checks requests against it,
  * the GPU dispatch instantiates one kernel per (op, pair) from it, and the CPU reference
  * accepts exactly the same set. To offer a new pair, add one line here.
  *
@@ -26,10 +26,14 @@
   X(F8_E5M2, F64)                                                                               \
   X(I8, I64)                                                                                    \
   X(I8, I32)                                                                                    \
+  X(I8, F64)                                                                                    \
   X(I32, I64)                                                                                   \
-  X(I64, I64)
+  X(I32, F64)                                                                                   \
+  X(I64, I64)                                                                                   \
+  X(I64, F64)
 
-/* The ops, with the suffixes of the cureduce_op enumerators. */
-#define CUREDUCE_FOR_EACH_OP(X) X(SUM) X(MIN) X(MAX)
+/* The ops, with the suffixes of the cureduce_op enumerators. MEAN is not offered with an
+   integer accumulator (cureduce_supported refuses it; the dispatch skips it). */
+#define CUREDUCE_FOR_EACH_OP(X) X(SUM) X(MIN) X(MAX) X(ABSMAX) X(SUMSQ) X(ARGMIN) X(ARGMAX) X(MEAN)
 
 #endif

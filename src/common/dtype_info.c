@@ -23,7 +23,13 @@ static const dtype_facts DTYPES[CUREDUCE_DTYPE_COUNT] = {
 };
 
 static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {
-    [CUREDUCE_SUM] = "sum", [CUREDUCE_MIN] = "min", [CUREDUCE_MAX] = "max"};
+    [CUREDUCE_SUM] = "sum",       [CUREDUCE_MIN] = "min",       [CUREDUCE_MAX] = "max",
+    [CUREDUCE_ABSMAX] = "absmax", [CUREDUCE_SUMSQ] = "sumsq",   [CUREDUCE_ARGMIN] = "argmin",
+    [CUREDUCE_ARGMAX] = "argmax", [CUREDUCE_MEAN] = "mean"};
+
+static int is_integer(cureduce_dtype d) {
+  return d == CUREDUCE_I8 || d == CUREDUCE_I32 || d == CUREDUCE_I64;
+}
 
 static int dtype_valid(cureduce_dtype d) { return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT; }
 static int op_valid(cureduce_op op) { return (int)op >= 0 && op < CUREDUCE_OP_COUNT; }
@@ -91,6 +97,28 @@ cureduce_status cureduce_default_acc(cureduce_dtype in_dtype, cureduce_dtype *ac
   return CUREDUCE_SUCCESS;
 }
 
+cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype,
+                                     cureduce_dtype acc_dtype, cureduce_dtype *acc) {
+  if (!acc)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  const cureduce_status st = cureduce_supported(op, in_dtype, acc_dtype);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (acc_dtype != CUREDUCE_ACC_DEFAULT)
+    *acc = acc_dtype;
+  else if (op == CUREDUCE_MEAN && is_integer(in_dtype))
+    *acc = CUREDUCE_F64;
+  else
+    *acc = DTYPES[in_dtype].default_acc;
+  return CUREDUCE_SUCCESS;
+}
+
+size_t cureduce_result_size(cureduce_op op, cureduce_dtype acc_dtype) {
+  if (op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX)
+    return sizeof(int64_t);
+  return cureduce_dtype_size(acc_dtype);
+}
+
 cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
                                    cureduce_dtype acc_dtype) {
   if (!op_valid(op))
@@ -99,6 +127,8 @@ cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
     return CUREDUCE_ERROR_INVALID_DTYPE;
   if (acc_dtype == CUREDUCE_ACC_DEFAULT)
     return CUREDUCE_SUCCESS;
+  if (op == CUREDUCE_MEAN && is_integer(acc_dtype))
+    return CUREDUCE_ERROR_UNSUPPORTED;
 #define CHECK_PAIR(IN, ACC)                                                                     \
   if (in_dtype == CUREDUCE_##IN && acc_dtype == CUREDUCE_##ACC)                                 \
     return CUREDUCE_SUCCESS;

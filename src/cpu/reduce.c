@@ -1,9 +1,9 @@
-/* The CPU reductions: the test oracle for min and max, and the no-GPU fallback for every op.
+/* The CPU reductions: the test oracle, and the no-GPU fallback for every op.
  *
- * Inputs are decoded in chunks (decode.h) so one loop serves every dtype. Float sums are
- * pairwise in the accumulator's precision: each addition is done in double and rounded once
- * to the accumulator, which equals a correctly rounded addition in the accumulator because
- * double has more than 2p + 2 bits for every p here (f32: 24, f16: 11, bf16: 8). */
+ * Inputs are decoded in chunks (decode.h) so one loop serves every dtype. Float accumulators
+ * work in double and round once to the accumulator after each operation, which equals a
+ * correctly rounded operation in the accumulator because double has at least 2p + 2 bits for
+ * every p here (f32: 24, f16: 11, bf16: 8). Sums are pairwise; min, max and arg are exact. */
 #include "cureduce.h"
 
 #include "convert.h"
@@ -27,6 +27,10 @@ static round_fn rounding_of(cureduce_dtype acc) {
   case CUREDUCE_BF16: return round_bf16;
   default: return round_f64;
   }
+}
+
+static int is_sum_like(cureduce_op op) {
+  return op == CUREDUCE_SUM || op == CUREDUCE_SUMSQ || op == CUREDUCE_MEAN;
 }
 
 /* Pairwise sum of v[0..n) with every addition rounded by r. */
@@ -58,17 +62,40 @@ static double max_f(double a, double b) {
   return a > b ? a : b;
 }
 
+/* Decode elements [first, first + count) as doubles, whatever the input dtype (integers are
+   rounded to nearest when beyond 2^53, as the GPU's conversion does). */
+static void decode_as_double(cureduce_dtype in, const void *h_in, uint64_t first, size_t count,
+                             double *buf) {
+  if (cr_dtype_is_float(in)) {
+    cr_decode_float(in, h_in, first, count, buf);
+    return;
+  }
+  int64_t *ints = (int64_t *)buf; /* same size: decode in place, then convert */
+  cr_decode_int(in, h_in, first, count, ints);
+  for (size_t k = 0; k < count; ++k)
+    buf[k] = (double)ints[k];
+}
+
+/* Each element as the op sees it, rounded to the accumulator: x, |x| or x * x. */
+static void transform(cureduce_op op, double *buf, size_t count, round_fn r) {
+  for (size_t k = 0; k < count; ++k) {
+    const double x = r(buf[k]);
+    buf[k] = op == CUREDUCE_ABSMAX ? fabs(x) : op == CUREDUCE_SUMSQ ? r(x * x) : x;
+  }
+}
+
 static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
                            round_fn r, double *buf) {
-  /* Chunk results are combined as a binary counter: level k holds the sum of 2^k chunks,
-     so the whole sum stays pairwise. */
+  /* Chunk sums are combined as a binary counter: level k holds the sum of 2^k chunks, so the
+     whole sum stays pairwise. */
   double level[64];
   int have[64] = {0};
-  double acc = op == CUREDUCE_MIN ? INFINITY : (op == CUREDUCE_MAX ? -INFINITY : -0.0);
+  double acc = op == CUREDUCE_MIN ? INFINITY : (is_sum_like(op) ? -0.0 : -INFINITY);
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
-    cr_decode_float(in, h_in, first, count, buf);
-    if (op != CUREDUCE_SUM) {
+    decode_as_double(in, h_in, first, count, buf);
+    transform(op, buf, count, r);
+    if (!is_sum_like(op)) {
       for (size_t k = 0; k < count; ++k)
         acc = op == CUREDUCE_MIN ? min_f(acc, buf[k]) : max_f(acc, buf[k]);
       continue;
@@ -82,11 +109,47 @@ static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, 
     level[k] = c;
     have[k] = 1;
   }
-  if (op == CUREDUCE_SUM)
+  if (is_sum_like(op))
     for (int k = 0; k < 64; ++k)
       if (have[k])
         acc = r(level[k] + acc);
+  if (op == CUREDUCE_MEAN)
+    acc = r(acc / (double)n); /* n < 2^53 in practice, so (double)n is exact */
   return acc;
+}
+
+/* Index of the first minimum (or maximum) of values rounded to the accumulator; the first
+   NaN wins. Integer accumulators compare exactly as int64. */
+static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
+                        cureduce_dtype acc, void *buf) {
+  const int float_acc = cr_dtype_is_float(acc);
+  const round_fn r = rounding_of(acc);
+  double best_f = 0;
+  int64_t best_i = 0, best = -1;
+  for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
+    const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
+    if (float_acc)
+      decode_as_double(in, h_in, first, count, buf);
+    else
+      cr_decode_int(in, h_in, first, count, buf);
+    for (size_t k = 0; k < count; ++k) {
+      const int64_t idx = (int64_t)(first + k);
+      if (float_acc) {
+        const double x = r(((double *)buf)[k]);
+        if (best >= 0 && isnan(best_f))
+          return best;
+        const int better = best < 0 || isnan(x) ||
+                           (op == CUREDUCE_ARGMIN ? x < best_f : x > best_f);
+        if (better)
+          best = idx, best_f = x;
+      } else {
+        const int64_t x = ((int64_t *)buf)[k];
+        if (best < 0 || (op == CUREDUCE_ARGMIN ? x < best_i : x > best_i))
+          best = idx, best_i = x;
+      }
+    }
+  }
+  return best;
 }
 
 static int64_t reduce_int(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
@@ -97,12 +160,15 @@ static int64_t reduce_int(cureduce_op op, cureduce_dtype in, const void *h_in, u
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
     cr_decode_int(in, h_in, first, count, buf);
     for (size_t k = 0; k < count; ++k) {
-      sum += (uint64_t)buf[k];
-      lo = buf[k] < lo ? buf[k] : lo;
-      hi = buf[k] > hi ? buf[k] : hi;
+      const uint64_t u = (uint64_t)buf[k];
+      sum += op == CUREDUCE_SUMSQ ? u * u : u;
+      /* |x| with wrapping: |INT64_MIN| stays INT64_MIN, as on the GPU */
+      const int64_t x = op == CUREDUCE_ABSMAX && buf[k] < 0 ? (int64_t)(0 - u) : buf[k];
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
     }
   }
-  if (op == CUREDUCE_SUM)
+  if (op == CUREDUCE_SUM || op == CUREDUCE_SUMSQ)
     return (int64_t)sum;
   return op == CUREDUCE_MIN ? lo : hi;
 }
@@ -118,23 +184,28 @@ static void write_int(cureduce_dtype acc, int64_t v, void *h_out) {
 
 cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in,
                                     uint64_t n, cureduce_dtype acc_dtype, void *h_out) {
-  cureduce_status st = cureduce_supported(op, in_dtype, acc_dtype);
+  cureduce_status st = cureduce_resolve_acc(op, in_dtype, acc_dtype, &acc_dtype);
   if (st != CUREDUCE_SUCCESS)
     return st;
   if (!h_out || (n > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (acc_dtype == CUREDUCE_ACC_DEFAULT)
-    (void)cureduce_default_acc(in_dtype, &acc_dtype);
-  if (n == 0 && op != CUREDUCE_SUM)
-    return CUREDUCE_EMPTY;
+  if (n == 0) {
+    if (op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ)
+      return CUREDUCE_EMPTY;
+    if (cr_dtype_is_float(acc_dtype))
+      return cureduce_from_double(acc_dtype, 0.0, h_out); /* +0.0, not the identity -0.0 */
+    write_int(acc_dtype, 0, h_out);
+    return CUREDUCE_SUCCESS;
+  }
 
   void *buf = malloc(CR_DECODE_CHUNK * sizeof(double));
   if (!buf)
     return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  if (cr_dtype_is_float(in_dtype)) {
-    double v = reduce_float(op, in_dtype, h_in, n, rounding_of(acc_dtype), buf);
-    if (n == 0)
-      v = 0.0; /* the empty sum is +0.0, not the identity -0.0 */
+  if (op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX) {
+    const int64_t idx = arg_scan(op, in_dtype, h_in, n, acc_dtype, buf);
+    memcpy(h_out, &idx, sizeof idx);
+  } else if (cr_dtype_is_float(acc_dtype)) {
+    const double v = reduce_float(op, in_dtype, h_in, n, rounding_of(acc_dtype), buf);
     st = cureduce_from_double(acc_dtype, v, h_out); /* exact: v is a value of acc_dtype */
   } else {
     write_int(acc_dtype, reduce_int(op, in_dtype, h_in, n, buf), h_out);

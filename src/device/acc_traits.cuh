@@ -20,8 +20,12 @@ template <> struct acc<CUREDUCE_F32> {
   using type = float;
   static constexpr bool is_float = true;
   __device__ static float from(float x) { return x; }
-  __device__ static float from(double x) { return static_cast<float>(x); }
+  __device__ static float from(double x) { return __double2float_rn(x); }
+  __device__ static float from(int64_t x) { return __ll2float_rn(x); }
+  __device__ static float from_double(double x) { return __double2float_rn(x); }
+  __device__ static double to_double(float a) { return a; }
   __device__ static float add(float a, float b) { return __fadd_rn(a, b); } // never contracted
+  __device__ static float mul(float a, float b) { return __fmul_rn(a, b); }
   __device__ static bool less(float a, float b) { return a < b; }
   __device__ static bool is_nan(float a) { return isnan(a); }
   __device__ static bool sign_bit(float a) { return signbit(a); }
@@ -36,7 +40,11 @@ template <> struct acc<CUREDUCE_F64> {
   static constexpr bool is_float = true;
   __device__ static double from(float x) { return x; }
   __device__ static double from(double x) { return x; }
+  __device__ static double from(int64_t x) { return __ll2double_rn(x); }
+  __device__ static double from_double(double x) { return x; }
+  __device__ static double to_double(double a) { return a; }
   __device__ static double add(double a, double b) { return __dadd_rn(a, b); }
+  __device__ static double mul(double a, double b) { return __dmul_rn(a, b); }
   __device__ static bool less(double a, double b) { return a < b; }
   __device__ static bool is_nan(double a) { return isnan(a); }
   __device__ static bool sign_bit(double a) { return signbit(a); }
@@ -52,7 +60,10 @@ template <> struct acc<CUREDUCE_F16> {
   using type = __half;
   static constexpr bool is_float = true;
   __device__ static __half from(float x) { return __float2half_rn(x); }
+  __device__ static __half from_double(double x) { return __double2half(x); }
+  __device__ static double to_double(__half a) { return __half2float(a); }
   __device__ static __half add(__half a, __half b) { return __hadd_rn(a, b); }
+  __device__ static __half mul(__half a, __half b) { return __hmul_rn(a, b); }
   __device__ static bool less(__half a, __half b) { return __hlt(a, b); }
   __device__ static bool is_nan(__half a) { return __hisnan(a); }
   __device__ static bool sign_bit(__half a) { return (__half_as_ushort(a) & 0x8000u) != 0; }
@@ -66,7 +77,10 @@ template <> struct acc<CUREDUCE_BF16> {
   using type = __nv_bfloat16;
   static constexpr bool is_float = true;
   __device__ static __nv_bfloat16 from(float x) { return __float2bfloat16_rn(x); }
+  __device__ static __nv_bfloat16 from_double(double x) { return __double2bfloat16(x); }
+  __device__ static double to_double(__nv_bfloat16 a) { return __bfloat162float(a); }
   __device__ static __nv_bfloat16 add(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd_rn(a, b); }
+  __device__ static __nv_bfloat16 mul(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul_rn(a, b); }
   __device__ static bool less(__nv_bfloat16 a, __nv_bfloat16 b) { return __hlt(a, b); }
   __device__ static bool is_nan(__nv_bfloat16 a) { return __hisnan(a); }
   __device__ static bool sign_bit(__nv_bfloat16 a) {
@@ -84,6 +98,9 @@ template <class T, class U> struct integer_acc {
   __device__ static T from(int64_t x) { return static_cast<T>(static_cast<U>(x)); }
   __device__ static T add(T a, T b) {
     return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  }
+  __device__ static T mul(T a, T b) {
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   }
   __device__ static bool less(T a, T b) { return a < b; }
   __device__ static bool is_nan(T) { return false; }

@@ -1,10 +1,33 @@
 // Warp-level reduction with register shuffles. Layer: device primitives.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <string.h>
+#include <type_traits>
+
 namespace cr {
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
 constexpr int WARP_SIZE = 32;
+
+// __shfl_down_sync for any trivially copyable T: the hardware shuffles 32-bit words, so types
+// the intrinsic does not take (the (value, index) pairs of argmin/argmax) go word by word.
+template <class T> __device__ __forceinline__ T shfl_down(T v, int offset) {
+  if constexpr (std::is_arithmetic<T>::value || std::is_same<T, __half>::value ||
+                std::is_same<T, __nv_bfloat16>::value) {
+    return __shfl_down_sync(FULL_MASK, v, offset);
+  } else {
+    constexpr int WORDS = (sizeof(T) + 3) / 4;
+    unsigned w[WORDS];
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k)
+      w[k] = __shfl_down_sync(FULL_MASK, w[k], offset);
+    memcpy(&v, w, sizeof(T));
+    return v;
+  }
+}
 
 // Reduce v over the 32 lanes of a full warp with Op::combine; lane 0 gets the result. The
 // shuffle tree (offsets 16, 8, 4, 2, 1) fixes the order of combination, so the result is the
@@ -12,7 +35,7 @@ constexpr int WARP_SIZE = 32;
 template <class Op, class T> __device__ __forceinline__ T warp_reduce(T v) {
 #pragma unroll
   for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
-    v = Op::combine(v, __shfl_down_sync(FULL_MASK, v, offset));
+    v = Op::combine(v, shfl_down(v, offset));
   return v;
 }
 

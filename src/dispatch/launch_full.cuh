@@ -43,27 +43,33 @@ inline full_layout make_full_layout(const void *in, uint64_t n) {
   L.tail = (uint32_t)((n - head) % per_vec);
   L.full_tiles = L.vectors / per_tile;
   L.tiles = (L.vectors + per_tile - 1) / per_tile;
+  L.elem_size = ELEM;
   return L;
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_workspace,
                             cudaStream_t stream) {
-  constexpr int ELEM = (int)sizeof(storage_t<IN>);
-  constexpr cr_full_tuning T = full_tuning_for(ELEM);
-  static_assert(T.block > 0, "no tuning row for this element size");
-  static_assert(T.max_blocks <= CR_FULL_MAX_BLOCKS, "workspace too small for this row");
-  static_assert(sizeof(typename acc<ACC>::type) <= FULL_PARTIAL_BYTES, "partial too wide");
+  if constexpr (!offered<OP, ACC>()) {
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  } else {
+    using Op = op<OP, acc<ACC>>;
+    constexpr int ELEM = (int)sizeof(storage_t<IN>);
+    constexpr cr_full_tuning T = full_tuning_for(ELEM);
+    static_assert(T.block > 0, "no tuning row for this element size");
+    static_assert(T.max_blocks <= CR_FULL_MAX_BLOCKS, "workspace too small for this row");
+    static_assert(sizeof(typename Op::T) <= FULL_PARTIAL_BYTES, "partial too wide");
 
-  const full_layout L = make_full_layout<ELEM, T.block, T.unroll>(d_in, n);
-  const uint64_t blocks = L.tiles < (uint64_t)T.max_blocks ? L.tiles : (uint64_t)T.max_blocks;
-  const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
-  using AccT = typename acc<ACC>::type;
-  char *ws = static_cast<char *>(d_workspace);
-  reduce_full_single_pass<IN, ACC, OP, T.block, T.unroll><<<grid, T.block, 0, stream>>>(
-      static_cast<const storage_t<IN> *>(d_in), L, reinterpret_cast<AccT *>(ws),
-      reinterpret_cast<unsigned int *>(ws + full_ticket_offset()), static_cast<AccT *>(d_out));
-  return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+    const full_layout L = make_full_layout<ELEM, T.block, T.unroll>(d_in, n);
+    const uint64_t blocks = L.tiles < (uint64_t)T.max_blocks ? L.tiles : (uint64_t)T.max_blocks;
+    const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
+    char *ws = static_cast<char *>(d_workspace);
+    reduce_full_single_pass<IN, ACC, OP, T.block, T.unroll><<<grid, T.block, 0, stream>>>(
+        static_cast<const storage_t<IN> *>(d_in), L, reinterpret_cast<typename Op::T *>(ws),
+        reinterpret_cast<unsigned int *>(ws + full_ticket_offset()),
+        static_cast<typename Op::Out *>(d_out));
+    return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+  }
 }
 
 // The (dtype, accumulator) switch for one op, over the one list of supported pairs.

@@ -20,6 +20,7 @@
 
 #include <cuda/atomic>
 #include <stdint.h>
+#include <string.h>
 
 namespace cr {
 
@@ -28,14 +29,34 @@ template <class T> struct alignas(16) vec16 {
   T v[N];
 };
 
-// Fold one vector's elements into acc, in element order.
-template <cureduce_dtype IN, class A, class Op>
-__device__ __forceinline__ typename A::type fold_vector(typename A::type acc,
-                                                        const vec16<storage_t<IN>> &x) {
+// Fold one vector's elements, whose first has index `first`, into acc, in element order.
+template <cureduce_dtype IN, class Op>
+__device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
+                                                      const vec16<storage_t<IN>> &x, int64_t first) {
 #pragma unroll
   for (int i = 0; i < vec16<storage_t<IN>>::N; ++i)
-    acc = Op::combine(acc, A::from(widen<IN>(x.v[i])));
+    acc = Op::combine(acc, Op::lift(widen<IN>(x.v[i]), first + i));
   return acc;
+}
+
+// A load through L2 only (ld.global.cg) of any 2, 4, 8 or 16-byte T: partials written by other
+// SMs are never stale in our L1.
+template <class T> __device__ __forceinline__ T load_cg(const T *p) {
+  T v;
+  if constexpr (sizeof(T) == 16) {
+    const int4 w = __ldcg(reinterpret_cast<const int4 *>(p));
+    memcpy(&v, &w, 16);
+  } else if constexpr (sizeof(T) == 8) {
+    const long long w = __ldcg(reinterpret_cast<const long long *>(p));
+    memcpy(&v, &w, 8);
+  } else if constexpr (sizeof(T) == 4) {
+    const int w = __ldcg(reinterpret_cast<const int *>(p));
+    memcpy(&v, &w, 4);
+  } else {
+    const short w = __ldcg(reinterpret_cast<const short *>(p));
+    memcpy(&v, &w, 2);
+  }
+  return v;
 }
 
 // What the launcher computes once on the host and passes by value.
@@ -46,17 +67,22 @@ struct full_layout {
   uint64_t vectors;    // whole 16-byte vectors in the body
   uint64_t full_tiles; // tiles whose BLOCK * UNROLL vectors all exist
   uint64_t tiles;      // full tiles plus a partial one, if any
+  uint32_t elem_size;  // bytes per element
 };
+
+// Index of the first element of body vector `vec` (used by the arg ops; dead code otherwise).
+template <class L_> __device__ __forceinline__ int64_t element_of(const L_ &L, uint64_t vec) {
+  return (int64_t)(L.head + vec * (16 / L.elem_size));
+}
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
     reduce_full_single_pass(const storage_t<IN> *__restrict__ in, full_layout L,
-                            typename acc<ACC>::type *__restrict__ partials,
+                            typename op<OP, acc<ACC>>::T *__restrict__ partials,
                             unsigned int *__restrict__ ticket,
-                            typename acc<ACC>::type *__restrict__ out) {
-  using A = acc<ACC>;
-  using Op = op<OP, A>;
-  using T = typename A::type;
+                            typename op<OP, acc<ACC>>::Out *__restrict__ out) {
+  using Op = op<OP, acc<ACC>>;
+  using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
   const int tid = threadIdx.x;
 
@@ -67,9 +93,11 @@ __global__ void __launch_bounds__(BLOCK)
 
   // Scalar head and tail, taken by the first and the last block.
   if (blockIdx.x == 0 && tid < (int)L.head)
-    acc_u[0] = Op::combine(acc_u[0], A::from(widen<IN>(in[tid])));
-  if (blockIdx.x == gridDim.x - 1 && tid < (int)L.tail)
-    acc_u[0] = Op::combine(acc_u[0], A::from(widen<IN>(in[L.head + L.vectors * V::N + tid])));
+    acc_u[0] = Op::combine(acc_u[0], Op::lift(widen<IN>(in[tid]), tid));
+  if (blockIdx.x == gridDim.x - 1 && tid < (int)L.tail) {
+    const int64_t i = (int64_t)(L.head + L.vectors * V::N) + tid;
+    acc_u[0] = Op::combine(acc_u[0], Op::lift(widen<IN>(in[i]), i));
+  }
 
   const V *body = reinterpret_cast<const V *>(in + L.head);
   for (uint64_t tile = blockIdx.x; tile < L.tiles; tile += gridDim.x) {
@@ -81,13 +109,13 @@ __global__ void __launch_bounds__(BLOCK)
         x[u] = body[base + (uint64_t)u * BLOCK];
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
-        acc_u[u] = fold_vector<IN, A, Op>(acc_u[u], x[u]);
+        acc_u[u] = fold_vector<IN, Op>(acc_u[u], x[u], element_of(L, base + (uint64_t)u * BLOCK));
     } else {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const uint64_t i = base + (uint64_t)u * BLOCK;
         if (i < L.vectors)
-          acc_u[u] = fold_vector<IN, A, Op>(acc_u[u], body[i]);
+          acc_u[u] = fold_vector<IN, Op>(acc_u[u], body[i], element_of(L, i));
       }
     }
   }
@@ -117,7 +145,7 @@ __global__ void __launch_bounds__(BLOCK)
 
   v = Op::identity();
   for (unsigned int b = tid; b < gridDim.x; b += BLOCK)
-    v = Op::combine(v, __ldcg(&partials[b])); // L2: other SMs' writes never sit in our L1
+    v = Op::combine(v, load_cg(&partials[b]));
   v = block_reduce<Op, BLOCK>(v);
   if (tid == 0) {
     *out = Op::finish(v, L.n);

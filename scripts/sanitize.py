@@ -1,0 +1,37 @@
+"""Run every GPU test under compute-sanitizer's memcheck, racecheck, initcheck and synccheck.
+
+The test commands come from CTest (label gpu), so new GPU tests are picked up by themselves.
+usage: sanitize.py BUILD_DIR LOG_FILE [JOBS]"""
+import concurrent.futures as cf
+import json
+import subprocess
+import sys
+
+build, log_path = sys.argv[1], sys.argv[2]
+jobs = int(sys.argv[3]) if len(sys.argv) > 3 else 4
+info = json.loads(subprocess.run(["ctest", "--test-dir", build, "-L", "gpu", "--show-only=json-v1"],
+                                 capture_output=True, text=True, check=True).stdout)
+tests = [(t["name"], t["command"]) for t in info["tests"]]
+tools = ["memcheck", "racecheck", "initcheck", "synccheck"]
+
+
+def run(tool, name, cmd):
+    p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", *cmd],
+                       capture_output=True, text=True)
+    return tool, name, p.returncode, p.stdout + p.stderr
+
+
+failures = {t: [] for t in tools}
+with cf.ThreadPoolExecutor(jobs) as pool, open(log_path, "w") as log:
+    futures = [pool.submit(run, tool, name, cmd) for tool in tools for name, cmd in tests]
+    for f in cf.as_completed(futures):
+        tool, name, rc, out = f.result()
+        summary = [l for l in out.splitlines() if "SUMMARY" in l or "PASSED" in l or "FAILED" in l]
+        log.write(f"### {tool} {name} rc={rc}\n" + "\n".join(summary) + "\n")
+        if rc != 0:
+            failures[tool].append(name)
+            log.write("\n".join(out.splitlines()[-40:]) + "\n")
+for tool in tools:
+    print(f"sanitizer {tool}: {len(tests) - len(failures[tool])}/{len(tests)} GPU tests clean"
+          + (f"; FAILING: {' '.join(failures[tool])}" if failures[tool] else ""))
+sys.exit(1 if any(failures.values()) else 0)
