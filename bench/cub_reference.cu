@@ -27,20 +27,56 @@ template <> struct cub_type<CUREDUCE_I64> { using type = int64_t; };
 template <class Acc> struct to_acc {
   template <class T> __host__ __device__ Acc operator()(const T &x) const { return static_cast<Acc>(x); }
 };
+template <class Acc> struct abs_acc {
+  template <class T> __host__ __device__ Acc operator()(const T &x) const {
+    const Acc a = static_cast<Acc>(x);
+    return a < Acc(0) ? -a : a;
+  }
+};
+template <class Acc> struct square_acc {
+  template <class T> __host__ __device__ Acc operator()(const T &x) const {
+    const Acc a = static_cast<Acc>(x);
+    return a * a;
+  }
+};
 
-template <class In, class Acc, class Op>
-std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, Acc init) {
+template <class In, class Acc, class Op, class Xform = to_acc<Acc>>
+std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, Acc init, Xform xf = {}) {
   auto r = std::make_unique<cub_run>();
   const In *in = static_cast<const In *>(d_in);
   Acc *out = static_cast<Acc *>(d_out);
   // TransformReduce converts each element to the accumulator before combining, as we do.
-  BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, r->temp_bytes, in, out, (int64_t)n, op,
-                                                to_acc<Acc>{}, init));
+  BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, r->temp_bytes, in, out, (int64_t)n, op, xf, init));
   BENCH_CUDA(cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1));
   void *temp = r->temp;
   size_t bytes = r->temp_bytes;
   r->launch = [=](cudaStream_t s) mutable {
-    cub::DeviceReduce::TransformReduce(temp, bytes, in, out, (int64_t)n, op, to_acc<Acc>{}, init, s);
+    cub::DeviceReduce::TransformReduce(temp, bytes, in, out, (int64_t)n, op, xf, init, s);
+  };
+  return r;
+}
+
+// ArgMin / ArgMax: CUB writes the extremum and its int64 index to separate outputs; the index
+// goes to d_out (as ours does), the value to the temp allocation's tail.
+template <class In, bool IS_MAX> std::unique_ptr<cub_run> make_arg(const void *d_in, uint64_t n, void *d_out) {
+  auto r = std::make_unique<cub_run>();
+  const In *in = static_cast<const In *>(d_in);
+  int64_t *idx = static_cast<int64_t *>(d_out);
+  In *value = nullptr;
+  if (IS_MAX)
+    BENCH_CUDA(cub::DeviceReduce::ArgMax(nullptr, r->temp_bytes, in, value, idx, (int64_t)n));
+  else
+    BENCH_CUDA(cub::DeviceReduce::ArgMin(nullptr, r->temp_bytes, in, value, idx, (int64_t)n));
+  const size_t value_at = (r->temp_bytes + 255) / 256 * 256;
+  BENCH_CUDA(cudaMalloc(&r->temp, value_at + 256));
+  void *temp = r->temp;
+  size_t bytes = r->temp_bytes;
+  value = reinterpret_cast<In *>(static_cast<char *>(r->temp) + value_at);
+  r->launch = [=](cudaStream_t s) mutable {
+    if (IS_MAX)
+      cub::DeviceReduce::ArgMax(temp, bytes, in, value, idx, (int64_t)n, s);
+    else
+      cub::DeviceReduce::ArgMin(temp, bytes, in, value, idx, (int64_t)n, s);
   };
   return r;
 }
@@ -54,6 +90,17 @@ std::unique_ptr<cub_run> make_for(cureduce_op op, const void *d_in, uint64_t n, 
     return make<In, Acc>(d_in, n, d_out, cuda::minimum<Acc>{}, cuda::std::numeric_limits<Acc>::max());
   case CUREDUCE_MAX:
     return make<In, Acc>(d_in, n, d_out, cuda::maximum<Acc>{}, cuda::std::numeric_limits<Acc>::lowest());
+  case CUREDUCE_ABSMAX: return make<In, Acc>(d_in, n, d_out, cuda::maximum<Acc>{}, Acc(0), abs_acc<Acc>{});
+  case CUREDUCE_SUMSQ: return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0), square_acc<Acc>{});
+  case CUREDUCE_MEAN: // CUB has no mean: its sum, which is what a user would call
+    return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0));
+  case CUREDUCE_ARGMIN:
+  case CUREDUCE_ARGMAX:
+    // CUB's ArgMin/ArgMax compare the element type itself, and the fp8 types have no < or ==.
+    if constexpr (IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2)
+      return nullptr;
+    else
+      return op == CUREDUCE_ARGMIN ? make_arg<In, false>(d_in, n, d_out) : make_arg<In, true>(d_in, n, d_out);
   default: return nullptr;
   }
 }
@@ -76,6 +123,14 @@ std::unique_ptr<cub_run> make_cub_run(cureduce_op op, cureduce_dtype in, cureduc
   CUB_CASE(CUREDUCE_I32, CUREDUCE_I64, int64_t)
   CUB_CASE(CUREDUCE_I32, CUREDUCE_I32, int32_t) // the ladder's i32 accumulator
   CUB_CASE(CUREDUCE_I64, CUREDUCE_I64, int64_t)
+  CUB_CASE(CUREDUCE_I8, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_I32, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_I64, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_F32, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_F16, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_BF16, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_F8_E4M3, CUREDUCE_F64, double)
+  CUB_CASE(CUREDUCE_F8_E5M2, CUREDUCE_F64, double)
 #undef CUB_CASE
   return nullptr;
 }

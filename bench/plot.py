@@ -56,6 +56,32 @@ def lines(rows, png, key, title, xlabel="n (elements)"):
     fig.savefig(png, dpi=110)
 
 
+DEFAULT_ACC = {"f32": "f32", "f64": "f64", "f16": "f32", "bf16": "f32", "e4m3": "f32",
+               "e5m2": "f32", "i8": "i64", "i32": "i64", "i64": "i64"}
+
+
+def bench_grid(rows, png, panels, pick, title):
+    """One panel per key; in each, GB/s against n for cureduce, CUB and the read roofline."""
+    cols = 3
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(15, 4 * nrows), squeeze=False)
+    for ax, key in zip(axes.flat, panels):
+        for impl, style in (("cureduce", "-"), ("cub", "-."), ("roofline", "--")):
+            pts = sorted((int(r["n"]), float(r["gbps"])) for r in rows if r["impl"] == impl and pick(r, key))
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", markersize=3, label=impl)
+        ax.set_xscale("log", base=2)
+        ax.set_title(key)
+        ax.set_ylabel("GB/s (hot)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+
+
 def main():
     kind, path, png = sys.argv[1:4]
     rows = read(path)
@@ -68,8 +94,21 @@ def main():
         lines(rows, png, lambda r: f'{r["rung"]} {r["name"]}',
               f'Reduction ladder sweep: {r0["op"]} {r0["dtype"]}, {r0["gpu"]}')
     elif kind == "bench":
-        lines(rows, png, lambda r: f'{r["impl"]} {r["dtype"]}->{r["acc"]} {r["op"]}',
-              f'cureduce bench, {r0["gpu"]}')
+        dtypes = list(dict.fromkeys(r["dtype"] for r in rows))
+        bench_grid(rows, png, dtypes,
+                   lambda r, d: r["dtype"] == d and (r["impl"] == "roofline" or
+                                                    (r["op"] == "sum" and r["acc"] == DEFAULT_ACC[d])),
+                   f'sum, default accumulator: cureduce, CUB and the read roofline ({r0["gpu"]})')
+    elif kind == "bench-ops":
+        d = "bf16" if any(r["dtype"] == "bf16" for r in rows) else rows[0]["dtype"]
+        ops = list(dict.fromkeys(r["op"] for r in rows if r["impl"] == "cureduce"))
+        def pick(r, op):
+            if r["dtype"] != d:
+                return False
+            if r["impl"] == "roofline":
+                return True
+            return r["op"] == op and r["acc"] in (DEFAULT_ACC[d], "f64" if op == "mean" and d.startswith("i") else "")
+        bench_grid(rows, png, ops, pick, f'every op on {d}: cureduce, CUB and the read roofline ({r0["gpu"]})')
     else:
         sys.exit(f"unknown chart kind {kind}")
 

@@ -9,6 +9,7 @@ extern "C" {
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_ladder(int argc, char **argv); /* bench/cmd_ladder.cu */
+int cmd_bench(int argc, char **argv);  /* bench/cmd_bench.cu */
 
 #ifdef __cplusplus
 }

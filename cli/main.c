@@ -15,6 +15,7 @@ static void usage(FILE *to) {
           "  info     list the CUDA GPUs found\n"
           "  run      reduce one array (.npy file or generated) and print the result\n"
           "  ladder   validate and time every rung of the teaching ladder (GPU)\n"
+          "  bench    validate and time the reductions against the roofline and CUB (GPU)\n"
           "\n"
           "'%s <command> --help' describes a command. Version %d.%d.%d.\n",
           CLI_NAME, CLI_NAME, CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR,
@@ -42,6 +43,8 @@ int main(int argc, char **argv) {
     return cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "ladder"))
     return cmd_ladder(argc - 1, argv + 1);
+  if (!strcmp(cmd, "bench"))
+    return cmd_bench(argc - 1, argv + 1);
   fprintf(stderr, "%s: unknown command '%s'\n\n", CLI_NAME, cmd);
   usage(stderr);
   return 2;

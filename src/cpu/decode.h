@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Elements are decoded in chunks of this many values so loops stay type-free. */
 #define CR_DECODE_CHUNK 4096
 
@@ -18,5 +22,9 @@ void cr_decode_float(cureduce_dtype d, const void *in, uint64_t first, size_t co
 
 /* out[k] = value of element first + k, for k < count (an integer dtype). */
 void cr_decode_int(cureduce_dtype d, const void *in, uint64_t first, size_t count, int64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

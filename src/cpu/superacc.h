@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SA_LIMBS 72
 #define SA_LIMB_BITS 32
 #define SA_LSB_EXP (-1074)
@@ -30,5 +34,9 @@ void sa_add(superacc *sa, double x);
    2^lsb_min_exp (subnormals) and overflow to inf above max_finite. For double:
    (53, -1074, DBL_MAX); for float: (24, -149, FLT_MAX). */
 double sa_round(const superacc *sa, int precision, int lsb_min_exp, double max_finite);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

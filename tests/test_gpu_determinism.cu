@@ -4,7 +4,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+extern "C" { // cmocka 1.1 has no C++ guards
 #include <cmocka.h>
+}
 
 #include "gpu_util.h"
 
@@ -14,7 +16,7 @@ static void repeated_runs_should_give_identical_bits(void **state) {
   (void)state;
   const cureduce_dtype dts[] = {CUREDUCE_F32, CUREDUCE_F16, CUREDUCE_BF16, CUREDUCE_F8_E4M3, CUREDUCE_F64};
   uint64_t rng = tu_seed();
-  float *host = malloc(N * 8);
+  float *host = (float *)malloc(N * 8);
   void *d_in;
   double *d_out;
   CUDA_OK(cudaMalloc(&d_in, N * 8));
@@ -48,7 +50,7 @@ static void repeated_runs_should_give_identical_bits(void **state) {
 static void a_captured_graph_should_replay_the_same_result(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 1;
-  float *host = malloc(N * sizeof *host);
+  float *host = (float *)malloc(N * sizeof *host);
   tu_fill(CUREDUCE_F32, host, N, TU_RANDOM, 0, &rng);
   float *d_in, *d_out;
   CUDA_OK(cudaMalloc((void **)&d_in, N * sizeof *host));
@@ -86,11 +88,57 @@ static void a_captured_graph_should_replay_the_same_result(void **state) {
   free(host);
 }
 
+/* Occupies `blocks` blocks of the GPU for about `cycles` clock cycles. */
+__global__ void hog(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+static void results_should_not_depend_on_how_many_sms_are_free(void **state) {
+  (void)state;
+  /* The partition depends on n and dtype only, so a GPU with fewer free SMs (here: most SMs
+     busy with another stream's kernel, so blocks run in another order on fewer SMs) gives
+     the same bits. */
+  uint64_t rng = tu_seed() + 2;
+  float *host = (float *)malloc(N * sizeof *host);
+  tu_fill(CUREDUCE_F32, host, N, TU_RANDOM, 0, &rng);
+  float *d_in, *d_out;
+  CUDA_OK(cudaMalloc((void **)&d_in, N * sizeof *host));
+  CUDA_OK(cudaMalloc((void **)&d_out, 2 * sizeof(float)));
+  CUDA_OK(cudaMemcpy(d_in, host, N * sizeof *host, cudaMemcpyHostToDevice));
+  cureduce_handle h;
+  assert_int_equal(cureduce_create(&h), 0);
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, N, CUREDUCE_F32, d_out, NULL), 0);
+  CUDA_OK(cudaDeviceSynchronize());
+  int sms = 0, dev = 0;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  cudaStream_t busy, work;
+  CUDA_OK(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking));
+  CUDA_OK(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking));
+  hog<<<(unsigned)(sms - 4), 1024, 0, busy>>>(20000000); /* ~10 ms at 2 GHz, all but 4 SMs */
+  CUDA_OK(cudaGetLastError());
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, N, CUREDUCE_F32, d_out + 1, work), 0);
+  CUDA_OK(cudaDeviceSynchronize());
+  float got[2];
+  CUDA_OK(cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost));
+  if (memcmp(&got[0], &got[1], sizeof(float)) != 0)
+    fail_msg("with most SMs busy: %a, with all free: %a", (double)got[1], (double)got[0]);
+  CUDA_OK(cudaStreamDestroy(busy));
+  CUDA_OK(cudaStreamDestroy(work));
+  assert_int_equal(cureduce_destroy(h), 0);
+  CUDA_OK(cudaFree(d_in));
+  CUDA_OK(cudaFree(d_out));
+  free(host);
+}
+
 int main(void) {
   gpu_require_device();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(repeated_runs_should_give_identical_bits),
       cmocka_unit_test(a_captured_graph_should_replay_the_same_result),
+      cmocka_unit_test(results_should_not_depend_on_how_many_sms_are_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
