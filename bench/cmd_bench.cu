@@ -144,12 +144,13 @@ verdict check(cureduce_op op, cureduce_dtype acc, const void *result, const pref
   const double n = (double)r.n;
   double exact = op == CUREDUCE_SUMSQ ? r.sumsq : r.sum;
   double mag = op == CUREDUCE_SUMSQ ? r.sq_abs_sum : r.abs_sum;
+  const bool may_overflow = mag >= max_finite(acc); // the sum itself, before a mean divides
   if (op == CUREDUCE_MEAN) exact /= n, mag /= n;
   const double u = unit_roundoff(acc);
   const double bound = (log2(n + 1) + 64) * u * mag + fabs(exact) * u;
   const double err = exact != 0 ? fabs(g - exact) / fabs(exact) : fabs(g);
   snprintf(why, sizeof why, "%.17g, exact %.17g, bound %.3g", g, exact, bound);
-  if (!isfinite(g) && mag >= max_finite(acc)) return {true, INFINITY, why}; // accumulator overflow
+  if (!isfinite(g) && may_overflow) return {true, INFINITY, why}; // accumulator overflow
   return {fabs(g - exact) <= bound, err, why};
 }
 

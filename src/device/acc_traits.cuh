@@ -26,6 +26,7 @@ template <> struct acc<CUREDUCE_F32> {
   __device__ static double to_double(float a) { return a; }
   __device__ static float add(float a, float b) { return __fadd_rn(a, b); } // never contracted
   __device__ static float mul(float a, float b) { return __fmul_rn(a, b); }
+  __device__ static float abs(float a) { return fabsf(a); }
   __device__ static bool less(float a, float b) { return a < b; }
   __device__ static bool is_nan(float a) { return isnan(a); }
   __device__ static bool sign_bit(float a) { return signbit(a); }
@@ -45,6 +46,7 @@ template <> struct acc<CUREDUCE_F64> {
   __device__ static double to_double(double a) { return a; }
   __device__ static double add(double a, double b) { return __dadd_rn(a, b); }
   __device__ static double mul(double a, double b) { return __dmul_rn(a, b); }
+  __device__ static double abs(double a) { return fabs(a); }
   __device__ static bool less(double a, double b) { return a < b; }
   __device__ static bool is_nan(double a) { return isnan(a); }
   __device__ static bool sign_bit(double a) { return signbit(a); }
@@ -64,6 +66,7 @@ template <> struct acc<CUREDUCE_F16> {
   __device__ static double to_double(__half a) { return __half2float(a); }
   __device__ static __half add(__half a, __half b) { return __hadd_rn(a, b); }
   __device__ static __half mul(__half a, __half b) { return __hmul_rn(a, b); }
+  __device__ static __half abs(__half a) { return __habs(a); }
   __device__ static bool less(__half a, __half b) { return __hlt(a, b); }
   __device__ static bool is_nan(__half a) { return __hisnan(a); }
   __device__ static bool sign_bit(__half a) { return (__half_as_ushort(a) & 0x8000u) != 0; }
@@ -81,6 +84,7 @@ template <> struct acc<CUREDUCE_BF16> {
   __device__ static double to_double(__nv_bfloat16 a) { return __bfloat162float(a); }
   __device__ static __nv_bfloat16 add(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd_rn(a, b); }
   __device__ static __nv_bfloat16 mul(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul_rn(a, b); }
+  __device__ static __nv_bfloat16 abs(__nv_bfloat16 a) { return __habs(a); }
   __device__ static bool less(__nv_bfloat16 a, __nv_bfloat16 b) { return __hlt(a, b); }
   __device__ static bool is_nan(__nv_bfloat16 a) { return __hisnan(a); }
   __device__ static bool sign_bit(__nv_bfloat16 a) {
@@ -102,6 +106,8 @@ template <class T, class U> struct integer_acc {
   __device__ static T mul(T a, T b) {
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   }
+  // |a| with wrapping: |INT_MIN| stays INT_MIN, as the CPU reference does.
+  __device__ static T abs(T a) { return a < 0 ? static_cast<T>(U(0) - static_cast<U>(a)) : a; }
   __device__ static bool less(T a, T b) { return a < b; }
   __device__ static bool is_nan(T) { return false; }
   __device__ static bool sign_bit(T) { return false; }

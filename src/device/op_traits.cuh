@@ -2,6 +2,8 @@
 //
 // Each op says what one element becomes (lift: from its exact "wide" value and its index),
 // how two partial results combine, its identity, and what is written at the end (finish).
+// fold(acc, w, i) adds one element to a thread's running result; elements reach fold in
+// increasing index order, which lets the arg ops use a cheaper rule than combine.
 // combine is applied in an order fixed by the kernel's partition, which is what makes float
 // results reproducible.
 #pragma once
@@ -11,13 +13,6 @@
 #include <stdint.h>
 
 namespace cr {
-
-// |w| of a wide value; integers wrap (|INT64_MIN| stays INT64_MIN, as the CPU does).
-__device__ __forceinline__ float wide_abs(float w) { return fabsf(w); }
-__device__ __forceinline__ double wide_abs(double w) { return fabs(w); }
-__device__ __forceinline__ int64_t wide_abs(int64_t w) {
-  return w < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(w)) : w;
-}
 
 // IEEE 754-2019 minimum and maximum: NaN wins (the first one met), and -0.0 < +0.0.
 template <class A> __device__ __forceinline__ typename A::type ieee_min(typename A::type a, typename A::type b) {
@@ -46,49 +41,73 @@ template <cureduce_op OP, class A> struct op;
 template <class A> struct sum_base {
   using T = typename A::type;
   using Out = T;
+  static constexpr bool is_sum = true;
   __device__ static T identity() { return A::neg_zero(); }
   __device__ static T combine(T a, T b) { return A::add(a, b); }
   __device__ static Out finish(T v, uint64_t n) { return n == 0 ? A::zero() : v; }
 };
 
 template <class A> struct op<CUREDUCE_SUM, A> : sum_base<A> {
+  static constexpr cureduce_op kind = CUREDUCE_SUM;
   template <class W> __device__ static typename A::type lift(W w, int64_t) { return A::from(w); }
+  template <class W> __device__ static typename A::type fold(typename A::type acc, W w, int64_t i) {
+    return A::add(acc, lift(w, i));
+  }
 };
 
 template <class A> struct op<CUREDUCE_SUMSQ, A> : sum_base<A> {
+  static constexpr cureduce_op kind = CUREDUCE_SUMSQ;
   template <class W> __device__ static typename A::type lift(W w, int64_t) {
     const typename A::type t = A::from(w);
     return A::mul(t, t); // rounded once in the accumulator, like every addition
   }
+  template <class W> __device__ static typename A::type fold(typename A::type acc, W w, int64_t i) {
+    return A::add(acc, lift(w, i));
+  }
 };
 
 template <class A> struct op<CUREDUCE_MEAN, A> : sum_base<A> {
+  static constexpr cureduce_op kind = CUREDUCE_MEAN;
   using T = typename A::type;
   template <class W> __device__ static T lift(W w, int64_t) { return A::from(w); }
+  template <class W> __device__ static T fold(T acc, W w, int64_t i) { return A::add(acc, lift(w, i)); }
   // In double, then rounded once: exact sum and exact n (< 2^53) make this correctly rounded.
   __device__ static T finish(T v, uint64_t n) { return A::from_double(A::to_double(v) / (double)n); }
 };
 
 template <class A> struct op<CUREDUCE_MIN, A> {
+  static constexpr cureduce_op kind = CUREDUCE_MIN;
+  static constexpr bool is_sum = false;
   using T = typename A::type;
   using Out = T;
   __device__ static T identity() { return A::highest(); }
   template <class W> __device__ static T lift(W w, int64_t) { return A::from(w); }
+  template <class W> __device__ static T fold(T acc, W w, int64_t i) { return combine(acc, lift(w, i)); }
   __device__ static T combine(T a, T b) { return ieee_min<A>(a, b); }
   __device__ static Out finish(T v, uint64_t) { return v; }
 };
 
 template <class A> struct op<CUREDUCE_MAX, A> {
+  static constexpr cureduce_op kind = CUREDUCE_MAX;
+  static constexpr bool is_sum = false;
   using T = typename A::type;
   using Out = T;
   __device__ static T identity() { return A::lowest(); }
   template <class W> __device__ static T lift(W w, int64_t) { return A::from(w); }
+  template <class W> __device__ static T fold(T acc, W w, int64_t i) { return combine(acc, lift(w, i)); }
   __device__ static T combine(T a, T b) { return ieee_max<A>(a, b); }
   __device__ static Out finish(T v, uint64_t) { return v; }
 };
 
+// |x| is taken in the accumulator, so |INT64_MIN| is exact in an f64 accumulator and wraps
+// in an integer one.
 template <class A> struct op<CUREDUCE_ABSMAX, A> : op<CUREDUCE_MAX, A> {
-  template <class W> __device__ static typename A::type lift(W w, int64_t) { return A::from(wide_abs(w)); }
+  static constexpr cureduce_op kind = CUREDUCE_ABSMAX;
+  using T = typename A::type;
+  template <class W> __device__ static T lift(W w, int64_t) { return A::abs(A::from(w)); }
+  template <class W> __device__ static T fold(T acc, W w, int64_t i) {
+    return op<CUREDUCE_MAX, A>::combine(acc, lift(w, i));
+  }
 };
 
 // A value with the index it came from, for ARGMIN and ARGMAX. Plain aggregate: it lives in
@@ -101,9 +120,20 @@ template <class V> struct arg_pair {
 // ARGMIN (IS_MAX false) and ARGMAX: the first extreme wins ties (-0.0 and +0.0 tie); a NaN
 // beats any number, and between NaNs the first one wins.
 template <class A, bool IS_MAX> struct arg_op {
+  static constexpr bool is_sum = false;
   using V = typename A::type;
   using T = arg_pair<V>;
   using Out = int64_t;
+  // Elements come in increasing index order, so a later one wins only when strictly better:
+  // a NaN over a number, or a larger (smaller) number; ties keep the earlier index. The
+  // identity's index (INT64_MAX) marks "nothing yet", so ties with it are taken too.
+  template <class W> __device__ static T fold(T acc, W w, int64_t i) {
+    const V x = A::from(w);
+    const bool take = !A::is_nan(acc.v) &&
+                      (A::is_nan(x) || (IS_MAX ? A::less(acc.v, x) : A::less(x, acc.v)) ||
+                       acc.i == INT64_MAX);
+    return take ? T{x, i} : acc;
+  }
   __device__ static T identity() { return T{IS_MAX ? A::lowest() : A::highest(), INT64_MAX}; }
   template <class W> __device__ static T lift(W w, int64_t idx) { return T{A::from(w), idx}; }
   __device__ static T combine(T a, T b) {
@@ -119,8 +149,12 @@ template <class A, bool IS_MAX> struct arg_op {
   __device__ static Out finish(T v, uint64_t) { return v.i; }
 };
 
-template <class A> struct op<CUREDUCE_ARGMIN, A> : arg_op<A, false> {};
-template <class A> struct op<CUREDUCE_ARGMAX, A> : arg_op<A, true> {};
+template <class A> struct op<CUREDUCE_ARGMIN, A> : arg_op<A, false> {
+  static constexpr cureduce_op kind = CUREDUCE_ARGMIN;
+};
+template <class A> struct op<CUREDUCE_ARGMAX, A> : arg_op<A, true> {
+  static constexpr cureduce_op kind = CUREDUCE_ARGMAX;
+};
 
 // Whether the library offers OP with accumulator ACC at all (the one exception of combos.h).
 template <cureduce_op OP, cureduce_dtype ACC> constexpr bool offered() {
