@@ -5,8 +5,9 @@
  * never derived from the GPU, because the grid size fixes the order of combination and so the
  * bits of a float result (the same on every GPU).
  *
- * Provisional values: 1024 blocks of 256 threads is one full wave on a 132-SM H100/H200
- * (8 blocks of 256 per SM). To be re-chosen by `cureduce bench` measurements (issue #4). */
+ * 1024 blocks of 256 threads is one full wave on a 132-SM H100/H200 (8 blocks of 256 per SM).
+ * Candidate tables are built with -DCUREDUCE_TUNING_VARIANT=N (CMake cache variable of the same
+ * name) and compared with `cureduce bench`; docs/performance.md records which one won. */
 #ifndef CUREDUCE_TUNING_H
 #define CUREDUCE_TUNING_H
 
@@ -17,11 +18,24 @@ typedef struct cr_full_tuning {
   int max_blocks; /* grid cap; also sizes the handle's partials workspace */
 } cr_full_tuning;
 
+#ifndef CUREDUCE_TUNING_VARIANT
+#define CUREDUCE_TUNING_VARIANT 0
+#endif
+
+#if CUREDUCE_TUNING_VARIANT == 1
+/* Candidate: 8 vectors (128 bytes) in flight per thread for 2-, 4- and 8-byte elements. */
+#define CR_FULL_TUNING_TABLE(X)                                                                 \
+  X(1, 256, 4, 1024)                                                                            \
+  X(2, 256, 8, 1024)                                                                            \
+  X(4, 256, 8, 1024)                                                                            \
+  X(8, 256, 8, 1024)
+#else
 #define CR_FULL_TUNING_TABLE(X)                                                                 \
   X(1, 256, 4, 1024)                                                                            \
   X(2, 256, 4, 1024)                                                                            \
   X(4, 256, 4, 1024)                                                                            \
   X(8, 256, 4, 1024)
+#endif
 
 /* The largest max_blocks of the table: the partials workspace the handle allocates. */
 #define CR_FULL_MAX_BLOCKS 1024
