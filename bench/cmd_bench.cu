@@ -147,7 +147,8 @@ verdict check(cureduce_op op, cureduce_dtype acc, const void *result, const pref
   const bool may_overflow = mag >= max_finite(acc); // the sum itself, before a mean divides
   if (op == CUREDUCE_MEAN) exact /= n, mag /= n;
   const double u = unit_roundoff(acc);
-  const double bound = (log2(n + 1) + 64) * u * mag + fabs(exact) * u;
+  const double tiny = acc == CUREDUCE_F16 ? 0x1p-24 : acc == CUREDUCE_BF16 ? 0x1p-133 : 0; // underflowing squares
+  const double bound = (log2(n + 1) + 64) * u * mag + fabs(exact) * u + n * tiny;
   const double err = exact != 0 ? fabs(g - exact) / fabs(exact) : fabs(g);
   snprintf(why, sizeof why, "%.17g, exact %.17g, bound %.3g", g, exact, bound);
   if (!isfinite(g) && may_overflow) return {true, INFINITY, why}; // accumulator overflow

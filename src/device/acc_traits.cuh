@@ -27,6 +27,18 @@ template <> struct acc<CUREDUCE_F32> {
   __device__ static float add(float a, float b) { return __fadd_rn(a, b); } // never contracted
   __device__ static float mul(float a, float b) { return __fmul_rn(a, b); }
   __device__ static float abs(float a) { return fabsf(a); }
+  // IEEE 754-2019 minimum/maximum in one instruction: PTX min.NaN/max.NaN give NaN if either
+  // input is NaN and order -0.0 below +0.0 (PTX ISA, "Floating Point Instructions: min").
+  __device__ static float min_ieee(float a, float b) {
+    float d;
+    asm("min.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+  }
+  __device__ static float max_ieee(float a, float b) {
+    float d;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+    return d;
+  }
   __device__ static bool less(float a, float b) { return a < b; }
   __device__ static bool is_nan(float a) { return isnan(a); }
   __device__ static bool sign_bit(float a) { return signbit(a); }
@@ -47,6 +59,17 @@ template <> struct acc<CUREDUCE_F64> {
   __device__ static double add(double a, double b) { return __dadd_rn(a, b); }
   __device__ static double mul(double a, double b) { return __dmul_rn(a, b); }
   __device__ static double abs(double a) { return fabs(a); }
+  // No min.NaN for f64: NaN first, then -0.0 below +0.0, by hand.
+  __device__ static double min_ieee(double a, double b) {
+    if (isnan(a) || isnan(b))
+      return isnan(a) ? a : b;
+    return (a < b || (a == b && signbit(a))) ? a : b;
+  }
+  __device__ static double max_ieee(double a, double b) {
+    if (isnan(a) || isnan(b))
+      return isnan(a) ? a : b;
+    return (a > b || (a == b && signbit(b))) ? a : b;
+  }
   __device__ static bool less(double a, double b) { return a < b; }
   __device__ static bool is_nan(double a) { return isnan(a); }
   __device__ static bool sign_bit(double a) { return signbit(a); }
@@ -67,6 +90,8 @@ template <> struct acc<CUREDUCE_F16> {
   __device__ static __half add(__half a, __half b) { return __hadd_rn(a, b); }
   __device__ static __half mul(__half a, __half b) { return __hmul_rn(a, b); }
   __device__ static __half abs(__half a) { return __habs(a); }
+  __device__ static __half min_ieee(__half a, __half b) { return __hmin_nan(a, b); }
+  __device__ static __half max_ieee(__half a, __half b) { return __hmax_nan(a, b); }
   __device__ static bool less(__half a, __half b) { return __hlt(a, b); }
   __device__ static bool is_nan(__half a) { return __hisnan(a); }
   __device__ static bool sign_bit(__half a) { return (__half_as_ushort(a) & 0x8000u) != 0; }
@@ -85,6 +110,8 @@ template <> struct acc<CUREDUCE_BF16> {
   __device__ static __nv_bfloat16 add(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd_rn(a, b); }
   __device__ static __nv_bfloat16 mul(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul_rn(a, b); }
   __device__ static __nv_bfloat16 abs(__nv_bfloat16 a) { return __habs(a); }
+  __device__ static __nv_bfloat16 min_ieee(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmin_nan(a, b); }
+  __device__ static __nv_bfloat16 max_ieee(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmax_nan(a, b); }
   __device__ static bool less(__nv_bfloat16 a, __nv_bfloat16 b) { return __hlt(a, b); }
   __device__ static bool is_nan(__nv_bfloat16 a) { return __hisnan(a); }
   __device__ static bool sign_bit(__nv_bfloat16 a) {
@@ -106,6 +133,8 @@ template <class T, class U> struct integer_acc {
   __device__ static T mul(T a, T b) {
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   }
+  __device__ static T min_ieee(T a, T b) { return a < b ? a : b; }
+  __device__ static T max_ieee(T a, T b) { return a > b ? a : b; }
   // |a| with wrapping: |INT_MIN| stays INT_MIN, as the CPU reference does.
   __device__ static T abs(T a) { return a < 0 ? static_cast<T>(U(0) - static_cast<U>(a)) : a; }
   __device__ static bool less(T a, T b) { return a < b; }

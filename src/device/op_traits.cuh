@@ -14,26 +14,6 @@
 
 namespace cr {
 
-// IEEE 754-2019 minimum and maximum: NaN wins (the first one met), and -0.0 < +0.0.
-template <class A> __device__ __forceinline__ typename A::type ieee_min(typename A::type a, typename A::type b) {
-  if (A::is_nan(a) || A::is_nan(b))
-    return A::is_nan(a) ? a : b;
-  if (A::less(a, b))
-    return a;
-  if (A::less(b, a))
-    return b;
-  return A::sign_bit(a) ? a : b;
-}
-template <class A> __device__ __forceinline__ typename A::type ieee_max(typename A::type a, typename A::type b) {
-  if (A::is_nan(a) || A::is_nan(b))
-    return A::is_nan(a) ? a : b;
-  if (A::less(a, b))
-    return b;
-  if (A::less(b, a))
-    return a;
-  return A::sign_bit(a) ? b : a;
-}
-
 template <cureduce_op OP, class A> struct op;
 
 // Sums: -0.0 is the identity of IEEE addition (+0.0 is not: +0 + -0 = +0), so padding with it
@@ -75,27 +55,30 @@ template <class A> struct op<CUREDUCE_MEAN, A> : sum_base<A> {
   __device__ static T finish(T v, uint64_t n) { return A::from_double(A::to_double(v) / (double)n); }
 };
 
+// Minimum and maximum: IEEE 754-2019 (NaN wins, -0.0 < +0.0), see acc_traits.cuh.
 template <class A> struct op<CUREDUCE_MIN, A> {
   static constexpr cureduce_op kind = CUREDUCE_MIN;
   static constexpr bool is_sum = false;
+  using acc_type = A;
   using T = typename A::type;
   using Out = T;
   __device__ static T identity() { return A::highest(); }
   template <class W> __device__ static T lift(W w, int64_t) { return A::from(w); }
   template <class W> __device__ static T fold(T acc, W w, int64_t i) { return combine(acc, lift(w, i)); }
-  __device__ static T combine(T a, T b) { return ieee_min<A>(a, b); }
+  __device__ static T combine(T a, T b) { return A::min_ieee(a, b); }
   __device__ static Out finish(T v, uint64_t) { return v; }
 };
 
 template <class A> struct op<CUREDUCE_MAX, A> {
   static constexpr cureduce_op kind = CUREDUCE_MAX;
   static constexpr bool is_sum = false;
+  using acc_type = A;
   using T = typename A::type;
   using Out = T;
   __device__ static T identity() { return A::lowest(); }
   template <class W> __device__ static T lift(W w, int64_t) { return A::from(w); }
   template <class W> __device__ static T fold(T acc, W w, int64_t i) { return combine(acc, lift(w, i)); }
-  __device__ static T combine(T a, T b) { return ieee_max<A>(a, b); }
+  __device__ static T combine(T a, T b) { return A::max_ieee(a, b); }
   __device__ static Out finish(T v, uint64_t) { return v; }
 };
 
@@ -121,18 +104,21 @@ template <class V> struct arg_pair {
 // beats any number, and between NaNs the first one wins.
 template <class A, bool IS_MAX> struct arg_op {
   static constexpr bool is_sum = false;
+  static constexpr bool is_max = IS_MAX;
+  using acc_type = A;
   using V = typename A::type;
   using T = arg_pair<V>;
   using Out = int64_t;
   // Elements come in increasing index order, so a later one wins only when strictly better:
   // a NaN over a number, or a larger (smaller) number; ties keep the earlier index. The
   // identity's index (INT64_MAX) marks "nothing yet", so ties with it are taken too.
+  __device__ static bool beats(V x, T acc) {
+    return !A::is_nan(acc.v) &&
+           (A::is_nan(x) || (IS_MAX ? A::less(acc.v, x) : A::less(x, acc.v)) || acc.i == INT64_MAX);
+  }
   template <class W> __device__ static T fold(T acc, W w, int64_t i) {
     const V x = A::from(w);
-    const bool take = !A::is_nan(acc.v) &&
-                      (A::is_nan(x) || (IS_MAX ? A::less(acc.v, x) : A::less(x, acc.v)) ||
-                       acc.i == INT64_MAX);
-    return take ? T{x, i} : acc;
+    return beats(x, acc) ? T{x, i} : acc;
   }
   __device__ static T identity() { return T{IS_MAX ? A::lowest() : A::highest(), INT64_MAX}; }
   template <class W> __device__ static T lift(W w, int64_t idx) { return T{A::from(w), idx}; }
