@@ -1,0 +1,103 @@
+"""cureduce against PyTorch on the same tensors: speed and result of torch.sum, torch.amax and
+torch.argmax, with cureduce called through ctypes on the tensors' device memory and stream.
+
+usage: python3 bench/torch_compare.py [--lib build/libcureduce.so] [--csv FILE]
+Needs a CUDA GPU and PyTorch (as on the lent device machines)."""
+import argparse
+import ctypes
+import statistics
+import sys
+
+import torch
+
+# cureduce.h enums (fixed values)
+F32, F64, F16, BF16, E4M3, E5M2, I8, I32, I64 = range(9)
+SUM, MIN, MAX, ABSMAX, SUMSQ, ARGMIN, ARGMAX, MEAN = range(8)
+ACC_DEFAULT = -1
+TORCH_DTYPE = {F32: torch.float32, BF16: torch.bfloat16, F16: torch.float16, I8: torch.int8,
+               E4M3: torch.float8_e4m3fn}
+ACC_OUT = {SUM: {F32: torch.float32, BF16: torch.float32, F16: torch.float32, E4M3: torch.float32, I8: torch.int64},
+           MAX: {F32: torch.float32, BF16: torch.float32, F16: torch.float32, E4M3: torch.float32, I8: torch.int64},
+           ARGMAX: {d: torch.int64 for d in TORCH_DTYPE}}
+NAMES = {F32: "f32", BF16: "bf16", F16: "f16", I8: "i8", E4M3: "e4m3", SUM: "sum", MAX: "max", ARGMAX: "argmax"}
+
+
+def timed(fn, reps=30):
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1000.0)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", default="build/libcureduce.so")
+    ap.add_argument("--csv", default=None)
+    args = ap.parse_args()
+    lib = ctypes.CDLL(args.lib)
+    lib.cureduce_create.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    lib.cureduce_reduce.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                    ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    handle = ctypes.c_void_p()
+    if lib.cureduce_create(ctypes.byref(handle)) != 0:
+        sys.exit("cureduce_create failed (no GPU?)")
+    gpu = torch.cuda.get_device_name()
+    torch.manual_seed(0)
+    cases = [(F32, 1 << 20), (F32, 1 << 28), (BF16, 1 << 28), (F16, 1 << 28), (E4M3, 1 << 28), (I8, 1 << 30)]
+    lines = ["gpu,impl,dtype,op,n,hot_us,gbps,torch_speedup,agrees"]
+    print(f"torch_compare on {gpu} (torch {torch.__version__})")
+    print(f"{'case':24} {'cureduce us':>12} {'torch us':>10} {'speed-up':>9}  result")
+    failures = 0
+    for d, n in cases:
+        if d == I8:
+            x = torch.randint(-128, 128, (n,), dtype=torch.int8, device="cuda")
+        else:
+            x = (torch.rand(n, device="cuda") * 2 - 1).to(TORCH_DTYPE[d])
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        for op in (SUM, MAX, ARGMAX):
+            out = torch.empty(1, dtype=ACC_OUT[op][d], device="cuda")
+            ours = lambda: lib.cureduce_reduce(handle, op, d, ctypes.c_void_p(x.data_ptr()), n, ACC_DEFAULT,
+                                               ctypes.c_void_p(out.data_ptr()), stream)
+            if ours() != 0:
+                sys.exit(f"cureduce_reduce failed for {NAMES[d]} {NAMES[op]}")
+            torch_fn = {SUM: lambda: torch.sum(x, dtype=ACC_OUT[SUM][d]) if d != E4M3 else torch.sum(x.float()),
+                        MAX: lambda: torch.amax(x) if d != E4M3 else torch.amax(x.float()),
+                        ARGMAX: lambda: torch.argmax(x) if d != E4M3 else torch.argmax(x.float())}[op]
+            try:
+                ref = torch_fn()
+                t_torch = timed(torch_fn)
+                note = " (torch upcasts fp8 first)" if d == E4M3 else ""
+            except RuntimeError as e:
+                ref, t_torch, note = None, float("nan"), f" (torch: {str(e)[:40]})"
+            t_ours = timed(ours)
+            torch.cuda.synchronize()
+            got = out.item()
+            if ref is None:
+                agrees = True
+            elif op == SUM and d != I8:
+                exact = x.double().sum().item()
+                agrees = abs(got - exact) <= 1e-5 * x.double().abs().sum().item()
+            else:
+                agrees = got == ref.item()
+            failures += not agrees
+            gbps = n * x.element_size() / t_ours / 1e3
+            print(f"{NAMES[d] + ' ' + NAMES[op] + ' n=2^' + str(n.bit_length() - 1):24} {t_ours:12.1f} {t_torch:10.1f} "
+                  f"{t_torch / t_ours:8.2f}x  {'agrees' if agrees else 'DIFFERS'}: {got} vs {ref.item() if ref is not None else '-'}{note}")
+            lines.append(f"{gpu},cureduce,{NAMES[d]},{NAMES[op]},{n},{t_ours:.3f},{gbps:.1f},{t_torch / t_ours:.3f},{int(agrees)}")
+            lines.append(f"{gpu},torch,{NAMES[d]},{NAMES[op]},{n},{t_torch:.3f},{n * x.element_size() / t_torch / 1e3:.1f},1.0,1")
+        del x
+    if args.csv:
+        with open(args.csv, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
