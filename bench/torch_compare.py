@@ -19,7 +19,8 @@ TORCH_DTYPE = {F32: torch.float32, BF16: torch.bfloat16, F16: torch.float16, I8:
 ACC_OUT = {SUM: {F32: torch.float32, BF16: torch.float32, F16: torch.float32, E4M3: torch.float32, I8: torch.int64},
            MAX: {F32: torch.float32, BF16: torch.float32, F16: torch.float32, E4M3: torch.float32, I8: torch.int64},
            ARGMAX: {d: torch.int64 for d in TORCH_DTYPE}}
-NAMES = {F32: "f32", BF16: "bf16", F16: "f16", I8: "i8", E4M3: "e4m3", SUM: "sum", MAX: "max", ARGMAX: "argmax"}
+DTYPE_NAMES = {F32: "f32", BF16: "bf16", F16: "f16", I8: "i8", E4M3: "e4m3"}
+OP_NAMES = {SUM: "sum", MAX: "max", ARGMAX: "argmax"}  # separate: the two enums share values
 
 
 def timed(fn, reps=30):
@@ -66,7 +67,7 @@ def main():
             ours = lambda: lib.cureduce_reduce(handle, op, d, ctypes.c_void_p(x.data_ptr()), n, ACC_DEFAULT,
                                                ctypes.c_void_p(out.data_ptr()), stream)
             if ours() != 0:
-                sys.exit(f"cureduce_reduce failed for {NAMES[d]} {NAMES[op]}")
+                sys.exit(f"cureduce_reduce failed for {DTYPE_NAMES[d]} {OP_NAMES[op]}")
             torch_fn = {SUM: lambda: torch.sum(x, dtype=ACC_OUT[SUM][d]) if d != E4M3 else torch.sum(x.float()),
                         MAX: lambda: torch.amax(x) if d != E4M3 else torch.amax(x.float()),
                         ARGMAX: lambda: torch.argmax(x) if d != E4M3 else torch.argmax(x.float())}[op]
@@ -88,10 +89,10 @@ def main():
                 agrees = got == ref.item()
             failures += not agrees
             gbps = n * x.element_size() / t_ours / 1e3
-            print(f"{NAMES[d] + ' ' + NAMES[op] + ' n=2^' + str(n.bit_length() - 1):24} {t_ours:12.1f} {t_torch:10.1f} "
+            print(f"{DTYPE_NAMES[d] + ' ' + OP_NAMES[op] + ' n=2^' + str(n.bit_length() - 1):24} {t_ours:12.1f} {t_torch:10.1f} "
                   f"{t_torch / t_ours:8.2f}x  {'agrees' if agrees else 'DIFFERS'}: {got} vs {ref.item() if ref is not None else '-'}{note}")
-            lines.append(f"{gpu},cureduce,{NAMES[d]},{NAMES[op]},{n},{t_ours:.3f},{gbps:.1f},{t_torch / t_ours:.3f},{int(agrees)}")
-            lines.append(f"{gpu},torch,{NAMES[d]},{NAMES[op]},{n},{t_torch:.3f},{n * x.element_size() / t_torch / 1e3:.1f},1.0,1")
+            lines.append(f"{gpu},cureduce,{DTYPE_NAMES[d]},{OP_NAMES[op]},{n},{t_ours:.3f},{gbps:.1f},{t_torch / t_ours:.3f},{int(agrees)}")
+            lines.append(f"{gpu},torch,{DTYPE_NAMES[d]},{OP_NAMES[op]},{n},{t_torch:.3f},{n * x.element_size() / t_torch / 1e3:.1f},1.0,1")
         del x
     if args.csv:
         with open(args.csv, "w") as fh:
