@@ -75,20 +75,6 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
       return A::max_ieee(A::abs(bytes_extreme(true)), A::abs(bytes_extreme(false)));
     else
       return bytes_extreme(IS_MAX);
-  } else if constexpr ((IN == CUREDUCE_I32 || IN == CUREDUCE_I64) && A::is_float) {
-    // Integers into a float accumulator: the extreme in the integer domain, then one
-    // conversion (rounding is monotone, so it commutes with min and max).
-    int64_t hi = widen<IN>(x.v[0]), lo = hi;
-#pragma unroll
-    for (int i = 1; i < N; ++i) {
-      const int64_t v = widen<IN>(x.v[i]);
-      hi = v > hi ? v : hi;
-      lo = v < lo ? v : lo;
-    }
-    if constexpr (ABS) // |x| in the accumulator, where |INT64_MIN| is exact
-      return A::max_ieee(A::abs(A::from(hi)), A::abs(A::from(lo)));
-    else
-      return A::from(IS_MAX ? hi : lo);
   } else {
     auto value = [&](int i) {
       const typename A::type v = A::from(widen<IN>(x.v[i]));
@@ -104,8 +90,7 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
 
 // Fold one vector's elements, whose first has index `first`, into acc, in element order.
 // Min, max, absmax and the arg ops reduce the vector first (vector_extreme). Two element types
-// get a faster path for the sums that computes the same result (float sums of other types
-// add each vector pairwise first; integers into an f64 accumulator sum exactly as integers):
+// get a faster path for the sums that computes the same result:
 //  - fp8: pairs are converted by one instruction (e4m3x2/e5m2x2 -> f16x2), then to f32;
 //  - i8 sums into an integer accumulator: __dp4a adds (or squares and adds) four bytes in one
 //    instruction; integer sums are exact in any grouping, so the bits do not change.
@@ -149,28 +134,6 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
     for (int k = 0; k < 4; ++k)
       s = Op::kind == CUREDUCE_SUM ? __dp4a(w[k], 0x01010101, s) : __dp4a(w[k], w[k], s);
     return Op::combine(acc, static_cast<typename Op::T>(s));
-  } else if constexpr ((IN == CUREDUCE_I8 || IN == CUREDUCE_I32) &&
-                       (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN)) {
-    // Integers into a float accumulator: the vector's exact integer sum, then one addition
-    // (16 * 2^7 or 4 * 2^31 cannot overflow int64).
-    int64_t t = 0;
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      t += widen<IN>(x.v[i]);
-    return Op::combine(acc, Op::lift(t, first));
-  } else if constexpr (Op::is_sum && std::is_floating_point<typename Op::T>::value) {
-    // Float sums: the vector's terms added pairwise, then once into the running sum, so a
-    // thread's serial chain is N times shorter and the rounding error grows more slowly.
-    typename Op::T t[N];
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      t[i] = Op::lift(widen<IN>(x.v[i]), first + i);
-#pragma unroll
-    for (int width = N / 2; width > 0; width /= 2)
-#pragma unroll
-      for (int i = 0; i < width; ++i)
-        t[i] = Op::combine(t[i], t[i + width]);
-    return Op::combine(acc, t[0]);
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i)
