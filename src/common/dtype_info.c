@@ -1,6 +1,7 @@
 /* Names, sizes, default accumulators and the supported-combination check: the facts about
  * dtypes and ops that every layer shares. */
 #include "combos.h"
+#include "dtype_facts.h"
 #include "cureduce.h"
 #include "../cpu/convert.h"
 
@@ -27,8 +28,9 @@ static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {
     [CUREDUCE_ABSMAX] = "absmax", [CUREDUCE_SUMSQ] = "sumsq",   [CUREDUCE_ARGMIN] = "argmin",
     [CUREDUCE_ARGMAX] = "argmax", [CUREDUCE_MEAN] = "mean"};
 
-static int is_integer(cureduce_dtype d) {
-  return d == CUREDUCE_I8 || d == CUREDUCE_I32 || d == CUREDUCE_I64;
+int cr_dtype_is_float(cureduce_dtype d) {
+  return d == CUREDUCE_F32 || d == CUREDUCE_F64 || d == CUREDUCE_F16 || d == CUREDUCE_BF16 ||
+         d == CUREDUCE_F8_E4M3 || d == CUREDUCE_F8_E5M2;
 }
 
 static int dtype_valid(cureduce_dtype d) { return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT; }
@@ -106,7 +108,7 @@ cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype,
     return st;
   if (acc_dtype != CUREDUCE_ACC_DEFAULT)
     *acc = acc_dtype;
-  else if (op == CUREDUCE_MEAN && is_integer(in_dtype))
+  else if (op == CUREDUCE_MEAN && !cr_dtype_is_float(in_dtype))
     *acc = CUREDUCE_F64;
   else
     *acc = DTYPES[in_dtype].default_acc;
@@ -127,7 +129,7 @@ cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
     return CUREDUCE_ERROR_INVALID_DTYPE;
   if (acc_dtype == CUREDUCE_ACC_DEFAULT)
     return CUREDUCE_SUCCESS;
-  if (op == CUREDUCE_MEAN && is_integer(acc_dtype))
+  if (op == CUREDUCE_MEAN && !cr_dtype_is_float(acc_dtype))
     return CUREDUCE_ERROR_UNSUPPORTED;
 #define CHECK_PAIR(IN, ACC)                                                                     \
   if (in_dtype == CUREDUCE_##IN && acc_dtype == CUREDUCE_##ACC)                                 \

@@ -5,11 +5,6 @@
 
 #include <string.h>
 
-int cr_dtype_is_float(cureduce_dtype d) {
-  return d == CUREDUCE_F32 || d == CUREDUCE_F64 || d == CUREDUCE_F16 || d == CUREDUCE_BF16 ||
-         d == CUREDUCE_F8_E4M3 || d == CUREDUCE_F8_E5M2;
-}
-
 void cr_decode_float(cureduce_dtype d, const void *in, uint64_t first, size_t count, double *out) {
   const unsigned char *bytes = (const unsigned char *)in + first * cureduce_dtype_size(d);
   for (size_t k = 0; k < count; ++k) {

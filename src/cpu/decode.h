@@ -4,6 +4,7 @@
 #define CUREDUCE_CPU_DECODE_H
 
 #include "cureduce.h"
+#include "../common/dtype_facts.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,8 +15,6 @@ extern "C" {
 
 /* Elements are decoded in chunks of this many values so loops stay type-free. */
 #define CR_DECODE_CHUNK 4096
-
-int cr_dtype_is_float(cureduce_dtype d);
 
 /* out[k] = value of element first + k, for k < count (a float dtype). */
 void cr_decode_float(cureduce_dtype d, const void *in, uint64_t first, size_t count, double *out);
