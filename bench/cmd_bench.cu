@@ -33,8 +33,15 @@ void bench_usage(FILE *to) {
           "  --out DIR     output folder (default bench/results/<gpu>)\n"
           "  --dtype LIST  comma-separated dtypes (default: all)\n"
           "  --op LIST     comma-separated ops (default: all)\n"
-          "  --max-n N     largest n (default 2^30)\n",
-          CLI_NAME);
+          "  --max-n N     largest n (default 2^30)\n"
+          "\n"
+          "%s bench --rows [--out DIR] [--dtype LIST] [--op LIST]\n"
+          "\n"
+          "Rows, columns and segments instead: the shapes 4096x4096, 32768x1024, 1024x65536,\n"
+          "65536x128, 1048576x32, 8x16777216, 16384x8192 along both axes and a variable-segment\n"
+          "mix (2^26 elements), f32 and bf16 sums by default, against the read roofline and CUB's\n"
+          "DeviceSegmentedReduce. Writes DIR/bench_rows.csv and bench_rows_summary.txt.\n",
+          CLI_NAME, CLI_NAME);
 }
 
 struct options {
@@ -390,12 +397,17 @@ void summarize(const std::string &path, const bench_run &b) {
 
 } // namespace
 
+extern "C" int cmd_bench_rows(int argc, char **argv); // cmd_bench_rows.cu
+
 extern "C" int cmd_bench(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       bench_usage(stdout);
       return 0;
     }
+  for (int i = 1; i < argc; ++i)
+    if (!strcmp(argv[i], "--rows"))
+      return cmd_bench_rows(argc, argv);
   options o;
   if (int rc = parse(argc, argv, o)) return rc;
   int count = 0;

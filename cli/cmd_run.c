@@ -27,7 +27,12 @@ static void run_usage(FILE *to) {
           "  --op OP        sum, min, max, absmax, sumsq, argmin, argmax or mean (default sum)\n"
           "  --acc D        accumulator dtype (default: the input's default accumulator)\n"
           "  --exact        also print the exact, correctly rounded sum (CPU)\n"
-          "  --cpu          run on the CPU even when there is a GPU\n",
+          "  --cpu          run on the CPU even when there is a GPU\n"
+          "  --rows R --cols C\n"
+          "                 treat the input as an R x C row-major matrix (random data when\n"
+          "                 neither --npy nor --random is given) and reduce along --axis\n"
+          "  --axis A       1: one result per row (default), 0: one result per column\n"
+          "  --show K       print the first K results of --rows/--cols (default 8)\n",
           CLI_NAME);
 }
 
@@ -40,10 +45,14 @@ typedef struct run_options {
   cureduce_op op;
   cureduce_dtype acc;
   int exact, force_cpu;
+  uint64_t rows, cols, axis, show;
+  int matrix; /* --rows or --cols given */
 } run_options;
 
 static int parse_run(int argc, char **argv, run_options *o) {
-  *o = (run_options){.dtype = CUREDUCE_ACC_DEFAULT, .seed = 1, .acc = CUREDUCE_ACC_DEFAULT};
+  *o = (run_options){.dtype = CUREDUCE_ACC_DEFAULT, .seed = 1, .acc = CUREDUCE_ACC_DEFAULT,
+                     .axis = 1, .show = 8};
+  int have_rows = 0, have_cols = 0, have_axis = 0;
   for (int i = 1; i < argc; ++i) {
     const char *v = NULL;
     int r;
@@ -71,10 +80,46 @@ static int parse_run(int argc, char **argv, run_options *o) {
     } else if ((r = arg_value(argc, argv, &i, "--acc", &v)) != 0) {
       if (r < 0 || parse_dtype("--acc", v, &o->acc))
         return 2;
+    } else if ((r = arg_value(argc, argv, &i, "--rows", &v)) != 0) {
+      if (r < 0 || parse_u64("--rows", v, &o->rows))
+        return 2;
+      have_rows = 1;
+    } else if ((r = arg_value(argc, argv, &i, "--cols", &v)) != 0) {
+      if (r < 0 || parse_u64("--cols", v, &o->cols))
+        return 2;
+      have_cols = 1;
+    } else if ((r = arg_value(argc, argv, &i, "--axis", &v)) != 0) {
+      if (r < 0 || parse_u64("--axis", v, &o->axis))
+        return 2;
+      if (o->axis > 1) {
+        fprintf(stderr, "%s run: --axis must be 0 (per column) or 1 (per row), not %s\n", CLI_NAME, v);
+        return 2;
+      }
+      have_axis = 1;
+    } else if ((r = arg_value(argc, argv, &i, "--show", &v)) != 0) {
+      if (r < 0 || parse_u64("--show", v, &o->show))
+        return 2;
     } else {
       fprintf(stderr, "%s run: unknown argument '%s' (see --help)\n", CLI_NAME, argv[i]);
       return 2;
     }
+  }
+  if (have_rows != have_cols) {
+    fprintf(stderr, "%s run: give both --rows R and --cols C\n", CLI_NAME);
+    return 2;
+  }
+  if (have_axis && !have_rows) {
+    fprintf(stderr, "%s run: --axis needs --rows and --cols\n", CLI_NAME);
+    return 2;
+  }
+  o->matrix = have_rows;
+  if (o->matrix && o->cols > 0 && o->rows > UINT64_MAX / 16 / o->cols) {
+    fprintf(stderr, "%s run: --rows x --cols is too large\n", CLI_NAME);
+    return 2;
+  }
+  if (o->matrix && !o->npy && !o->have_random) {
+    o->random_n = o->rows * o->cols;
+    o->have_random = 1;
   }
   if (!o->npy == !o->have_random) {
     fprintf(stderr, "%s run: give exactly one of --npy FILE and --random N\n", CLI_NAME);
@@ -170,6 +215,66 @@ static int reduce_gpu(const run_options *o, cureduce_dtype dtype, const void *da
   return 0;
 }
 
+/* --rows/--cols: reduce along an axis on the GPU (or the CPU), print the first results. */
+static int run_matrix(const run_options *o, cureduce_dtype dtype, const void *data, cureduce_dtype acc) {
+  const uint64_t outputs = o->axis == 1 ? o->rows : o->cols;
+  const size_t out_size = cureduce_result_size(o->op, acc);
+  unsigned char *results = malloc(outputs ? outputs * out_size : 1);
+  if (!results) {
+    fprintf(stderr, "%s run: out of memory for %llu results\n", CLI_NAME, (unsigned long long)outputs);
+    return 1;
+  }
+  cureduce_status st = CUREDUCE_ERROR_NO_DEVICE;
+  cureduce_handle h = NULL;
+  if (!o->force_cpu)
+    st = cureduce_create(&h);
+  if (st == CUREDUCE_SUCCESS) {
+    struct cudaDeviceProp prop;
+    int dev = 0;
+    (void)cudaGetDevice(&dev);
+    (void)cudaGetDeviceProperties(&prop, dev);
+    printf("device: GPU %d, %s\n", dev, prop.name);
+    const size_t bytes = o->rows * o->cols * cureduce_dtype_size(dtype);
+    void *d_in = NULL, *d_out = NULL;
+    if (cudaMalloc(&d_in, bytes ? bytes : 1) != cudaSuccess ||
+        cudaMalloc(&d_out, outputs ? outputs * out_size : 1) != cudaSuccess ||
+        cudaMemcpy(d_in, data, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+      st = CUREDUCE_ERROR_OUT_OF_MEMORY;
+    } else {
+      st = o->axis == 1
+               ? cureduce_reduce_rows(h, o->op, dtype, d_in, o->rows, o->cols, o->cols, acc, d_out, NULL)
+               : cureduce_reduce_cols(h, o->op, dtype, d_in, o->rows, o->cols, o->cols, acc, d_out, NULL);
+      if (st == CUREDUCE_SUCCESS &&
+          cudaMemcpy(results, d_out, outputs * out_size, cudaMemcpyDeviceToHost) != cudaSuccess)
+        st = CUREDUCE_ERROR_CUDA;
+    }
+    (void)cudaFree(d_in);
+    (void)cudaFree(d_out);
+    (void)cureduce_destroy(h);
+  } else if (st == CUREDUCE_ERROR_NO_DEVICE) {
+    printf("device: %s: running on the CPU\n", o->force_cpu ? "--cpu given" : "no CUDA GPU found");
+    st = o->axis == 1 ? cureduce_cpu_reduce_rows(o->op, dtype, data, o->rows, o->cols, o->cols, acc, results)
+                      : cureduce_cpu_reduce_cols(o->op, dtype, data, o->rows, o->cols, o->cols, acc, results);
+  }
+  if (st != CUREDUCE_SUCCESS) {
+    fprintf(stderr, "%s run: %s: %s\n", CLI_NAME, st == CUREDUCE_EMPTY ? "empty rows or columns" : "error",
+            cureduce_status_string(st));
+    free(results);
+    return 1;
+  }
+  printf("%llu results, one per %s (axis %llu)\n", (unsigned long long)outputs,
+         o->axis == 1 ? "row" : "column", (unsigned long long)o->axis);
+  const int arg = o->op == CUREDUCE_ARGMIN || o->op == CUREDUCE_ARGMAX;
+  for (uint64_t i = 0; i < outputs && i < o->show; ++i) {
+    char label[96];
+    snprintf(label, sizeof label, "%s[%llu] (acc %s)", cureduce_op_name(o->op), (unsigned long long)i,
+             cureduce_dtype_name(acc));
+    print_value(label, arg ? CUREDUCE_I64 : acc, results + i * out_size);
+  }
+  free(results);
+  return 0;
+}
+
 int cmd_run(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -210,6 +315,18 @@ int cmd_run(int argc, char **argv) {
             cureduce_status_string(sup));
     free(data);
     return 1;
+  }
+
+  if (o.matrix) {
+    if (n != o.rows * o.cols) {
+      fprintf(stderr, "%s run: the input has %llu elements, not --rows x --cols = %llu\n", CLI_NAME,
+              (unsigned long long)n, (unsigned long long)(o.rows * o.cols));
+      free(data);
+      return 1;
+    }
+    rc = run_matrix(&o, dtype, data, acc);
+    free(data);
+    return rc;
   }
 
   unsigned char result[16];

@@ -164,12 +164,74 @@ cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
                                         cureduce_dtype in_dtype, const void *d_in, uint64_t n,
                                         cureduce_dtype acc_dtype, void *h_out, void *stream);
 
+/* --- Reductions along one axis, and over segments ----------------------------------------- */
+/*
+ * A matrix is rows x cols elements in row-major order with a leading dimension: element (i, j)
+ * is d_in[i * ld + j], ld >= cols (in elements). Rows of a C array have ld == cols; a view of
+ * columns out of a wider array has ld > cols. d_in needs only its element size's alignment,
+ * and rows may start at any alignment. Results are written next to each other at d_out
+ * (cureduce_result_size bytes each), which must not overlap the input.
+ *
+ * Every op and accumulator of cureduce_reduce is offered, with its semantics applied to each
+ * row, column or segment: NaN, -0.0 and integer wrapping alike; ARGMIN/ARGMAX give the index
+ * within the row (the column number), the column (the row number) or the segment. Results
+ * are deterministic: the same input, shape and alignment give the same bits on every run and
+ * every GPU. Asynchronous on stream, no allocation, capturable in a CUDA graph; one handle
+ * serves one stream at a time.
+ *
+ * Empty rows or columns: with cols == 0 (rows) or rows == 0 (columns) every reduction is empty:
+ * SUM and SUMSQ write zeros, the other ops return CUREDUCE_EMPTY and write nothing. No rows
+ * (rows == 0 for cureduce_reduce_rows, cols == 0 for cureduce_reduce_cols) writes nothing and
+ * returns SUCCESS. ld < cols, or rows * ld past 2^63 elements, is INVALID_VALUE.
+ */
+
+/* One result per row: out[i] = op over d_in[i * ld + 0 .. i * ld + cols - 1] (rows results;
+   numpy's axis=1). */
+cureduce_status cureduce_reduce_rows(cureduce_handle handle, cureduce_op op,
+                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
+                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
+                                     void *d_out, void *stream);
+
+/* One result per column: out[j] = op over d_in[0 * ld + j], d_in[1 * ld + j], ...
+   (cols results; numpy's axis=0). */
+cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op,
+                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
+                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
+                                     void *d_out, void *stream);
+
+/* One result per segment, as CUB's DeviceSegmentedReduce: d_offsets (device memory) holds
+   num_segments + 1 non-decreasing int64 element offsets from d_in, and segment s is
+   d_in[d_offsets[s] .. d_offsets[s + 1] - 1]. Segments of any mix of lengths are balanced over
+   the GPU. An empty segment gets 0 for SUM and SUMSQ; for the other ops its output is left
+   untouched (the status cannot say which segments were empty: the offsets live on the
+   device). The offsets are not checked (that would need a synchronization): decreasing or
+   negative offsets are undefined behaviour. num_segments == 0 writes nothing. */
+cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
+                                         cureduce_dtype in_dtype, const void *d_in,
+                                         uint64_t num_segments, const int64_t *d_offsets,
+                                         cureduce_dtype acc_dtype, void *d_out, void *stream);
+
 /* --- CPU reductions (the reference and the no-GPU fallback) ------------------------------ */
 
 /* The same contract as cureduce_reduce, on host memory, synchronous. Float sums use pairwise
    summation in the accumulator's precision; min, max and the arg ops are exact. */
 cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in,
                                     uint64_t n, cureduce_dtype acc_dtype, void *h_out);
+
+/* The row, column and segment reductions on host memory (same contracts, synchronous; the
+   CPU's rows and segments use cureduce_cpu_reduce's order, so float sums may differ from the
+   GPU's in the last bits). For segments, h_offsets is host memory; offsets that decrease or are
+   negative are INVALID_VALUE here. */
+cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in_dtype,
+                                         const void *h_in, uint64_t rows, uint64_t cols,
+                                         uint64_t ld, cureduce_dtype acc_dtype, void *h_out);
+cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in_dtype,
+                                         const void *h_in, uint64_t rows, uint64_t cols,
+                                         uint64_t ld, cureduce_dtype acc_dtype, void *h_out);
+cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in_dtype,
+                                             const void *h_in, uint64_t num_segments,
+                                             const int64_t *h_offsets, cureduce_dtype acc_dtype,
+                                             void *h_out);
 
 /* The exact sum of n float elements of in_dtype, correctly rounded (to nearest, ties to even)
    once into out_dtype, which is F64 or F32. NaN, inf and overflow follow IEEE 754 as if the

@@ -57,6 +57,27 @@ static void each_bad_argument_should_have_its_own_status(void **state) {
   assert_true(host_out == 0.0f);
 }
 
+static void axis_calls_should_check_their_arguments(void **state) {
+  (void)state;
+  const cureduce_op SUM = CUREDUCE_SUM;
+  const cureduce_dtype F32 = CUREDUCE_F32;
+  float host[8] = {0};
+  assert_int_equal(cureduce_reduce_rows(NULL, SUM, F32, d_in, 2, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 2, 4, 3, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_cols(h, SUM, F32, d_in, UINT64_MAX, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_cols(h, SUM, F32, NULL, 2, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, host, 2, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 1, 4, 4, F32, (char *)d_out + 2, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_rows(h, CUREDUCE_MIN, F32, d_in, 1, 0, 4, F32, d_out, NULL), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, NULL, F32, d_out, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  const int64_t host_offsets[2] = {0, 4};
+  assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, host_offsets, F32, d_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce_segments(h, CUREDUCE_MEAN, CUREDUCE_I32, d_in, 1, host_offsets, CUREDUCE_I64, d_out, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  CUDA_OK(cudaDeviceSynchronize());
+  assert_true(read_out() == 42.0f); /* nothing was written by any of them */
+}
+
 static void empty_min_and_max_should_leave_the_output_untouched(void **state) {
   (void)state;
   assert_int_equal(cureduce_reduce(h, CUREDUCE_MIN, CUREDUCE_F32, d_in, 0, CUREDUCE_F32, d_out, NULL), CUREDUCE_EMPTY);
@@ -96,6 +117,7 @@ int main(void) {
   gpu_require_device();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(each_bad_argument_should_have_its_own_status),
+      cmocka_unit_test(axis_calls_should_check_their_arguments),
       cmocka_unit_test(empty_min_and_max_should_leave_the_output_untouched),
       cmocka_unit_test(empty_sum_should_write_positive_zero),
       cmocka_unit_test(reduce_to_host_should_return_the_value),

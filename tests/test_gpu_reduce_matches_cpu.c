@@ -12,89 +12,18 @@
 
 #include "../src/common/combos.h"
 #include "gpu_util.h"
+#include "result_check.h"
 
 static const uint64_t SIZES[] = {0,     1,     2,      15,      16,      17,       31,      32,
                                  33,    255,   256,    257,     1023,    1025,     4095,    4097,
                                  65535, 65537, 262143, 1000003, 4194305};
 static const unsigned OFFSETS[] = {0, 1, 3, 5}; /* elements from a 256-byte aligned start */
 
-typedef struct combo {
-  cureduce_op op;
-  cureduce_dtype in, acc;
-} combo;
-
 static cureduce_handle g_handle;
 static void *g_in;   /* device input, large enough for the largest size plus offset */
 static void *g_out;  /* device output */
 static void *g_host; /* host copy of the input */
 static uint64_t g_max_n;
-
-/* Unit roundoff of a float accumulator. */
-static double unit_roundoff(cureduce_dtype acc) {
-  switch (acc) {
-  case CUREDUCE_F64: return 0x1p-53;
-  case CUREDUCE_F32: return 0x1p-24;
-  case CUREDUCE_F16: return 0x1p-11;
-  default: return 0x1p-8; /* bf16 */
-  }
-}
-
-/* The smallest subnormal of a float accumulator. */
-static double smallest(cureduce_dtype acc) {
-  switch (acc) {
-  case CUREDUCE_F64: return 0x1p-1074;
-  case CUREDUCE_F32: return 0x1p-149;
-  case CUREDUCE_F16: return 0x1p-24;
-  default: return 0x1p-133; /* bf16 */
-  }
-}
-
-static double max_finite(cureduce_dtype acc) {
-  switch (acc) {
-  case CUREDUCE_F64: return 1.7976931348623157e308;
-  case CUREDUCE_F16: return 65504.0;
-  default: return 3.3895313892515355e38; /* bf16; f32's is a little larger */
-  }
-}
-
-static int sum_like(cureduce_op op) {
-  return op == CUREDUCE_SUM || op == CUREDUCE_SUMSQ || op == CUREDUCE_MEAN;
-}
-
-/* The exact sum of the op's terms (x, or x * x rounded to double) and the sum of their
-   magnitudes, for the rounding bound of float sums. */
-static void exact_terms(const combo *c, uint64_t n, double *exact, double *abs_sum) {
-  const size_t size = cureduce_dtype_size(c->in);
-  double *terms = malloc((n ? n : 1) * sizeof *terms);
-  *abs_sum = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    double x;
-    (void)cureduce_to_double(c->in, (char *)g_host + i * size, &x);
-    terms[i] = c->op == CUREDUCE_SUMSQ ? x * x : x;
-    *abs_sum += fabs(terms[i]);
-  }
-  (void)cureduce_cpu_sum_exact(CUREDUCE_F64, terms, n, CUREDUCE_F64, exact);
-  free(terms);
-}
-
-/* Whether a float sum-like result must equal the CPU's bit for bit: integer-valued terms whose
-   partial sums stay exact in the accumulator, and the all -0.0 pattern. */
-static int float_sum_is_exact(const combo *c, uint64_t n, tu_pattern pat) {
-  if (pat == TU_NEG_ZEROS)
-    return 1;
-  if (pat != TU_INTEGERS)
-    return 0;
-  const uint64_t term = c->op == CUREDUCE_SUMSQ ? 64 : 8; /* |x| <= 8 */
-  switch (c->acc) {
-  case CUREDUCE_F16: return n * term <= 2048;
-  case CUREDUCE_BF16: return n * term <= 256;
-  /* f32 sums of +-8: exact up to 2^21 terms for sure; beyond, random partial sums stay far
-     below 2^24 (a partial of k terms spreads about 5 sqrt(k): 29000 at k = 2^25). Squares are
-     all positive, so their partial sums grow with n: exact only while 64 n <= 2^24. */
-  case CUREDUCE_F32: return c->op == CUREDUCE_SUMSQ ? n * term <= (1u << 24) : 1;
-  default: return 1;
-  }
-}
 
 static void check_one(const combo *c, uint64_t n, unsigned offset, tu_pattern pat, uint64_t *rng) {
   const size_t size = cureduce_dtype_size(c->in), out_size = cureduce_result_size(c->op, c->acc);
@@ -122,43 +51,9 @@ static void check_one(const combo *c, uint64_t n, unsigned offset, tu_pattern pa
   if (memcmp(got + out_size, poison + out_size, 16 - out_size) != 0)
     fail_msg("%s %s->%s n=%llu: wrote past its output", what, in, acc, (unsigned long long)n);
 
-  const cureduce_dtype out_dtype = out_size == 8 && (c->op == CUREDUCE_ARGMIN || c->op == CUREDUCE_ARGMAX)
-                                       ? CUREDUCE_I64 : c->acc;
-  const int float_sum = sum_like(c->op) && tu_is_float(c->acc);
-  if (!float_sum || float_sum_is_exact(c, n, pat)) {
-    if (!tu_same_value(out_dtype, got, want)) {
-      double g, w;
-      (void)cureduce_to_double(out_dtype, got, &g);
-      (void)cureduce_to_double(out_dtype, want, &w);
-      fail_msg("%s %s->%s n=%llu offset=%u pattern=%d: GPU %.17g, CPU %.17g", what, in, acc,
-               (unsigned long long)n, offset, pat, g, w);
-    }
-    return;
-  }
-  /* Float sum of non-exact data: against the exact sum, within a tree-rounding bound. */
-  double exact, abs_sum, g;
-  exact_terms(c, n, &exact, &abs_sum);
-  (void)cureduce_to_double(c->acc, got, &g);
-  /* A narrow accumulator may overflow on the way when the magnitudes add up past its range
-     (fp8 "specials" saturate to 57344 and 448, and f16 ends at 65504): inf or NaN is then a
-     correct IEEE outcome of the order the kernel uses (for mean, of the sum before dividing). */
-  if (!isfinite(g) && abs_sum >= max_finite(c->acc))
-    return;
-  if (c->op == CUREDUCE_MEAN)
-    exact /= (double)n, abs_sum /= (double)n;
-  if (isnan(exact) || isinf(exact)) {
-    if (!tu_same_value(CUREDUCE_F64, &g, &exact))
-      fail_msg("%s %s->%s n=%llu: GPU %g, exact %g", what, in, acc, (unsigned long long)n, g, exact);
-    return;
-  }
-  /* Each term passes through at most a few hundred roundings in the per-thread chains and
-     the trees; the bound also covers rounding each term (square) and the result to acc. */
-  const double u = unit_roundoff(c->acc);
-  /* plus n half-units of the smallest subnormal: a tiny square may round to zero (underflow) */
-  const double bound = (log2((double)n + 1) + 64) * u * abs_sum + fabs(exact) * u + (double)n * smallest(c->acc);
-  if (!(fabs(g - exact) <= bound))
-    fail_msg("%s %s->%s n=%llu offset=%u: GPU %.17g, exact %.17g, bound %.3g", what, in, acc,
-             (unsigned long long)n, offset, g, exact, bound);
+  char where[64];
+  snprintf(where, sizeof where, "offset=%u", offset);
+  rc_check(c, g_host, n, pat, got, want, where);
 }
 
 /* Above the grid cap (1024 blocks of 1024 vectors: 16M one-byte elements), so every block runs

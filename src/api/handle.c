@@ -13,8 +13,9 @@
 
 struct cureduce_handle_s {
   int device;
-  void *workspace;       /* cr_full_workspace_bytes() of kernel workspace ... */
-  void *result_slot;     /* ... then 16 bytes for cureduce_reduce_to_host's result */
+  void *workspace;      /* cr_full_workspace_bytes() for the full-array kernels ... */
+  void *axis_workspace; /* ... then cr_axis_workspace_bytes() for rows, columns, segments ... */
+  void *result_slot;    /* ... then 16 bytes for cureduce_reduce_to_host's result */
 };
 
 #define RESULT_SLOT_BYTES 256
@@ -31,7 +32,7 @@ cureduce_status cureduce_create(cureduce_handle *handle) {
   struct cureduce_handle_s *h = calloc(1, sizeof *h);
   if (!h)
     return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  const size_t bytes = cr_full_workspace_bytes() + RESULT_SLOT_BYTES;
+  const size_t bytes = cr_full_workspace_bytes() + cr_axis_workspace_bytes() + RESULT_SLOT_BYTES;
   if (cudaGetDevice(&h->device) != cudaSuccess) {
     free(h);
     return CUREDUCE_ERROR_CUDA;
@@ -48,7 +49,8 @@ cureduce_status cureduce_create(cureduce_handle *handle) {
     free(h);
     return CUREDUCE_ERROR_CUDA;
   }
-  h->result_slot = (char *)h->workspace + cr_full_workspace_bytes();
+  h->axis_workspace = (char *)h->workspace + cr_full_workspace_bytes();
+  h->result_slot = (char *)h->axis_workspace + cr_axis_workspace_bytes();
   *handle = h;
   return CUREDUCE_SUCCESS;
 }
@@ -118,4 +120,92 @@ cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
       cudaStreamSynchronize(s) != cudaSuccess)
     return CUREDUCE_ERROR_CUDA;
   return CUREDUCE_SUCCESS;
+}
+
+/* --- Rows, columns, segments --------------------------------------------------------------- */
+
+/* Checks shared by the matrix and segment calls, in the same order as validate(): handle, op
+   and dtypes, the combination, NULL pointers, alignment, device-ness. `elements` says whether
+   d_in will be read, `outputs` how many results d_out receives. */
+static cureduce_status validate_many(cureduce_handle handle, cureduce_op op,
+                                     cureduce_dtype in_dtype, const void *d_in, int elements,
+                                     cureduce_dtype *acc, const void *d_out, uint64_t outputs) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  const cureduce_status st = cureduce_resolve_acc(op, in_dtype, *acc, acc);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if ((outputs > 0 && !d_out) || (elements && !d_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
+      (uintptr_t)d_out % cureduce_result_size(op, *acc) != 0)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if ((elements && !is_device_pointer(d_in)) || (outputs > 0 && !is_device_pointer(d_out)))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  return CUREDUCE_SUCCESS;
+}
+
+typedef cureduce_status (*matrix_launcher)(cureduce_op, cureduce_dtype, cureduce_dtype,
+                                           const void *, uint64_t, uint64_t, uint64_t, void *,
+                                           void *, void *);
+
+/* Rows and columns: `outputs` results of `length` elements each. */
+static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op,
+                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
+                                     uint64_t cols, uint64_t ld, cureduce_dtype acc,
+                                     void *d_out, void *stream, uint64_t outputs,
+                                     uint64_t length, matrix_launcher launch) {
+  const int elements = rows > 0 && cols > 0;
+  cureduce_status st = validate_many(handle, op, in_dtype, d_in, elements, &acc, d_out, outputs);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (ld < cols || (rows > 0 && ld > 0 && rows - 1 > (UINT64_MAX / 2 - cols) / ld))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (outputs == 0)
+    return CUREDUCE_SUCCESS;
+  if (length == 0) { /* every reduction is empty */
+    if (op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ)
+      return CUREDUCE_EMPTY;
+    /* all-zero bytes are +0.0 and integer 0 in every accumulator */
+    return cudaMemsetAsync(d_out, 0, outputs * cureduce_result_size(op, acc),
+                           (cudaStream_t)stream) == cudaSuccess ? CUREDUCE_SUCCESS
+                                                                : CUREDUCE_ERROR_CUDA;
+  }
+  return launch(op, in_dtype, acc, d_in, rows, cols, ld, d_out, handle->axis_workspace, stream);
+}
+
+cureduce_status cureduce_reduce_rows(cureduce_handle handle, cureduce_op op,
+                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
+                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
+                                     void *d_out, void *stream) {
+  return reduce_matrix(handle, op, in_dtype, d_in, rows, cols, ld, acc_dtype, d_out, stream,
+                       rows, cols, cr_launch_rows);
+}
+
+cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op,
+                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
+                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
+                                     void *d_out, void *stream) {
+  return reduce_matrix(handle, op, in_dtype, d_in, rows, cols, ld, acc_dtype, d_out, stream,
+                       cols, rows, cr_launch_cols);
+}
+
+cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
+                                         cureduce_dtype in_dtype, const void *d_in,
+                                         uint64_t num_segments, const int64_t *d_offsets,
+                                         cureduce_dtype acc_dtype, void *d_out, void *stream) {
+  const int any = num_segments > 0;
+  cureduce_status st = validate_many(handle, op, in_dtype, d_in, any, &acc_dtype, d_out, num_segments);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!d_offsets)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || num_segments > (uint64_t)INT64_MAX)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (!is_device_pointer(d_offsets))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  if (!any)
+    return CUREDUCE_SUCCESS;
+  return cr_launch_segments(op, in_dtype, acc_dtype, d_in, num_segments, d_offsets, d_out,
+                            handle->axis_workspace, stream);
 }

@@ -13,17 +13,18 @@ constexpr int WARP_SIZE = 32;
 
 // __shfl_down_sync for any trivially copyable T: the hardware shuffles 32-bit words, so types
 // the intrinsic does not take (the (value, index) pairs of argmin/argmax) go word by word.
-template <class T> __device__ __forceinline__ T shfl_down(T v, int offset) {
+// `width` splits the warp into independent groups of that many lanes (a power of two).
+template <class T> __device__ __forceinline__ T shfl_down(T v, int offset, int width = WARP_SIZE) {
   if constexpr (std::is_arithmetic<T>::value || std::is_same<T, __half>::value ||
                 std::is_same<T, __nv_bfloat16>::value) {
-    return __shfl_down_sync(FULL_MASK, v, offset);
+    return __shfl_down_sync(FULL_MASK, v, offset, width);
   } else {
     constexpr int WORDS = (sizeof(T) + 3) / 4;
     unsigned w[WORDS];
     memcpy(w, &v, sizeof(T));
 #pragma unroll
     for (int k = 0; k < WORDS; ++k)
-      w[k] = __shfl_down_sync(FULL_MASK, w[k], offset);
+      w[k] = __shfl_down_sync(FULL_MASK, w[k], offset, width);
     memcpy(&v, w, sizeof(T));
     return v;
   }
@@ -36,6 +37,15 @@ template <class Op, class T> __device__ __forceinline__ T warp_reduce(T v) {
 #pragma unroll
   for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
     v = Op::combine(v, shfl_down(v, offset));
+  return v;
+}
+
+// The same tree within each group of `width` consecutive lanes (width a power of two, at most
+// 32); the group's first lane gets its result. All 32 lanes must call it (the shuffles use the
+// full mask), also lanes whose group has nothing to reduce.
+template <class Op, class T> __device__ __forceinline__ T group_reduce(T v, int width) {
+  for (int offset = width / 2; offset > 0; offset /= 2)
+    v = Op::combine(v, shfl_down(v, offset, width));
   return v;
 }
 

@@ -1,0 +1,321 @@
+// `cureduce bench --rows`: row, column and segment reductions on the shapes of issue #5, along
+// both axes, against the read roofline and CUB's DeviceSegmentedReduce measured in the same
+// run. Every result is validated against the CPU reference before it is timed.
+// Layer: CLI and bench.
+#include "../cli/args.h"
+#include "bench_util.cuh"
+#include "cub_segmented.cuh"
+
+#include <algorithm>
+#include <math.h>
+#include <string.h>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+
+using namespace bench;
+
+struct shape {
+  uint64_t rows, cols; // rows == 0: the variable-segment mix
+};
+const shape SHAPES[] = {{4096, 4096},  {32768, 1024},  {1024, 65536},  {65536, 128},
+                        {1048576, 32}, {8, 16777216},  {16384, 8192},  {0, 0}};
+
+struct result_row {
+  std::string impl, op, axis;
+  cureduce_dtype dtype, acc;
+  uint64_t rows, cols;
+  double hot, cold, roof_hot, err, cub_hot;
+  bool stable;
+};
+
+float host_value(cureduce_dtype d, const void *p) {
+  if (d == CUREDUCE_F32) {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+  }
+  uint16_t b; // bf16: the high half of an f32
+  memcpy(&b, p, 2);
+  const uint32_t w = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &w, 4);
+  return f;
+}
+
+// The variable-segment mix: lengths log-uniform in [1, 2^20] with one in ten empty, until
+// `total` elements; deterministic.
+std::vector<int64_t> segment_mix(uint64_t total) {
+  std::vector<int64_t> off{0};
+  uint64_t state = 12345;
+  auto next = [&] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (z ^ (z >> 31)) >> 11;
+  };
+  while ((uint64_t)off.back() < total) {
+    const double u = (double)next() * 0x1p-53;
+    int64_t len = u < 0.1 ? 0 : (int64_t)exp2((double)next() * 0x1p-53 * 20.0);
+    len = std::min<int64_t>(len, (int64_t)total - off.back());
+    off.push_back(off.back() + len);
+  }
+  return off;
+}
+
+struct rows_bench {
+  gpu_info g;
+  cudaStream_t stream = nullptr;
+  cureduce_handle h = nullptr;
+  std::vector<result_row> out_rows;
+  int wrong = 0;
+
+  // Validate then time one configuration.
+  void run(cureduce_dtype d, cureduce_op op, const shape &s, int axis, const void *d_in,
+           const std::vector<char> &host, const int64_t *d_off, const std::vector<int64_t> &off) {
+    cureduce_dtype acc;
+    (void)cureduce_resolve_acc(op, d, CUREDUCE_ACC_DEFAULT, &acc);
+    const bool seg = s.rows == 0;
+    const uint64_t segments = seg ? off.size() - 1 : 0;
+    const uint64_t outputs = seg ? segments : axis == 1 ? s.rows : s.cols;
+    const uint64_t elements = seg ? (uint64_t)off.back() : s.rows * s.cols;
+    const size_t size = cureduce_dtype_size(d), out_size = cureduce_result_size(op, acc);
+    const char *axis_name = seg ? "segments" : axis == 1 ? "1" : "0";
+    fprintf(stderr, "\r%-6s %-5s %8llux%-9llu axis %-8s    ", cureduce_op_name(op), cureduce_dtype_name(d),
+            (unsigned long long)(seg ? segments : s.rows), (unsigned long long)(seg ? elements : s.cols), axis_name);
+
+    void *d_out;
+    BENCH_CUDA(cudaMalloc(&d_out, outputs * out_size + 16));
+    auto ours = [&] {
+      cureduce_status st = seg ? cureduce_reduce_segments(h, op, d, d_in, segments, d_off, acc, d_out, stream)
+                           : axis == 1 ? cureduce_reduce_rows(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream)
+                                       : cureduce_reduce_cols(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream);
+      if (st != CUREDUCE_SUCCESS) {
+        fprintf(stderr, "\nreduce failed: %s\n", cureduce_status_string(st));
+        exit(1);
+      }
+    };
+    // Validate: against the CPU in f64 (sums, within a rounding bound) or exactly (others).
+    std::vector<unsigned char> got(outputs * out_size), again(outputs * out_size), want(outputs * 16);
+    ours();
+    BENCH_CUDA(cudaMemcpyAsync(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost, stream));
+    ours();
+    BENCH_CUDA(cudaMemcpyAsync(again.data(), d_out, again.size(), cudaMemcpyDeviceToHost, stream));
+    BENCH_CUDA(cudaStreamSynchronize(stream));
+    const bool stable = got == again;
+    const bool sum = op == CUREDUCE_SUM;
+    const cureduce_dtype ref_acc = sum ? CUREDUCE_F64 : acc;
+    const cureduce_status st =
+        seg ? cureduce_cpu_reduce_segments(op, d, host.data(), segments, off.data(), ref_acc, want.data())
+        : axis == 1 ? cureduce_cpu_reduce_rows(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data())
+                    : cureduce_cpu_reduce_cols(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data());
+    double err = 0;
+    bool ok = st == CUREDUCE_SUCCESS;
+    if (ok && sum) {
+      // Sums of |x| per output, for a normwise error: |got - want| / sum |x|.
+      std::vector<double> abs_sum(outputs, 0.0);
+      for (uint64_t o = 0; o < outputs; ++o) {
+        const uint64_t b = seg ? off[o] : axis == 1 ? o * s.cols : 0;
+        const uint64_t n = seg ? off[o + 1] - off[o] : axis == 1 ? s.cols : 0;
+        for (uint64_t i = b; i < b + n; ++i)
+          abs_sum[o] += fabs(host_value(d, host.data() + i * size));
+      }
+      if (!seg && axis == 0)
+        for (uint64_t r = 0; r < s.rows; ++r)
+          for (uint64_t c = 0; c < s.cols; ++c)
+            abs_sum[c] += fabs(host_value(d, host.data() + (r * s.cols + c) * size));
+      for (uint64_t o = 0; o < outputs; ++o) {
+        float ours_v;
+        double w;
+        memcpy(&ours_v, got.data() + o * 4, 4);
+        memcpy(&w, want.data() + o * 8, 8);
+        const uint64_t len = seg ? off[o + 1] - off[o] : axis == 1 ? s.cols : s.rows;
+        const double e = abs_sum[o] > 0 ? fabs(ours_v - w) / abs_sum[o] : fabs(ours_v - w);
+        err = std::max(err, e);
+        if (!(e <= (log2((double)len + 1) + 64) * 0x1p-24))
+          ok = false;
+      }
+    } else if (ok) {
+      ok = memcmp(got.data(), want.data(), got.size()) == 0;
+    }
+    if (!ok || !stable) {
+      fprintf(stderr, "\nWRONG: %s %s %llux%llu axis %s%s\n", cureduce_op_name(op), cureduce_dtype_name(d),
+              (unsigned long long)s.rows, (unsigned long long)s.cols, axis_name, stable ? "" : " (not reproducible)");
+      ++wrong;
+      BENCH_CUDA(cudaFree(d_out));
+      return;
+    }
+    timer t(stream, g.l2_bytes);
+    const double roof_hot = read_roofline_us(t, d_in, elements * size, stream, false, 20);
+    const double roof_cold = read_roofline_us(t, d_in, elements * size, stream, true, 10);
+    const uint64_t rows_col = seg ? segments : s.rows, cols_col = seg ? elements : s.cols;
+    out_rows.push_back({"roofline", "read", axis_name, d, d, rows_col, cols_col, roof_hot, roof_cold, roof_hot, 0, 0, true});
+    result_row x{"cureduce", cureduce_op_name(op), axis_name, d, acc, rows_col, cols_col, 0, 0, roof_hot, err, 0, stable};
+    const double once = t.hot_us(ours, 1, 1);
+    x.hot = t.hot_us(ours, reps_for(once, 30.0, 7, 200));
+    x.cold = t.cold_us(ours, reps_for(once, 10.0, 5, 20));
+    if (sum) {
+      auto cub = make_cub_segmented_sum(d, d_in, s.rows, s.cols, axis, seg ? d_off : nullptr, segments, d_out);
+      if (cub) {
+        auto cub_launch = [&] { cub->launch(stream); };
+        cub_launch();
+        std::vector<float> cg(outputs);
+        BENCH_CUDA(cudaMemcpyAsync(cg.data(), d_out, outputs * 4, cudaMemcpyDeviceToHost, stream));
+        BENCH_CUDA(cudaStreamSynchronize(stream));
+        double cub_err = 0;
+        for (uint64_t o = 0; o < outputs; ++o) {
+          double w;
+          memcpy(&w, want.data() + o * 8, 8);
+          cub_err = std::max(cub_err, fabs(cg[o] - w) / std::max(fabs(w), 1e-30));
+        }
+        const double c_once = t.hot_us(cub_launch, 1, 1);
+        result_row c{"cub_segmented", x.op, axis_name, d, acc, rows_col, cols_col, 0, 0, roof_hot, 0, 0, true};
+        c.hot = t.hot_us(cub_launch, reps_for(c_once, 30.0, 5, 200));
+        c.cold = t.cold_us(cub_launch, reps_for(c_once, 10.0, 3, 10));
+        c.cub_hot = c.hot;
+        x.cub_hot = c.hot;
+        (void)cub_err;
+        out_rows.push_back(c);
+      }
+    }
+    out_rows.push_back(x);
+    BENCH_CUDA(cudaFree(d_out));
+  }
+};
+
+void write_outputs(const std::string &dir, const rows_bench &b) {
+  const std::string csv = dir + "/bench_rows.csv", txt = dir + "/bench_rows_summary.txt";
+  FILE *f = fopen(csv.c_str(), "w");
+  FILE *s = fopen(txt.c_str(), "w");
+  if (!f || !s) {
+    fprintf(stderr, "%s bench: cannot write %s\n", CLI_NAME, dir.c_str());
+    exit(1);
+  }
+  fprintf(f, "gpu,impl,dtype,acc,op,rows,cols,axis,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,roof_hot_us,bitwise_stable\n");
+  fprintf(s, "cureduce bench --rows on %s (hot medians; roof = read roofline time / ours; "
+             "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n\n",
+          b.g.name.c_str());
+  fprintf(s, "%-6s %-5s %-22s %-8s %9s %9s %7s %8s\n", "op", "dtype", "shape", "axis", "ours_us", "GB/s", "roof", "xCUB");
+  int misses = 0, total = 0;
+  for (const result_row &x : b.out_rows) {
+    const double bytes = x.axis == "segments" ? (double)x.cols * cureduce_dtype_size(x.dtype)
+                                              : (double)x.rows * x.cols * cureduce_dtype_size(x.dtype);
+    const double gbps = bytes / (x.hot * 1e3);
+    const double roof = x.roof_hot / x.hot, vs_cub = x.cub_hot > 0 ? x.cub_hot / x.hot : 0;
+    fprintf(f, "%s,%s,%s,%s,%s,%llu,%llu,%s,%.3f,%.3f,%.1f,%.4f,%.4f,%.3g,%.3f,%d\n", b.g.name.c_str(),
+            x.impl.c_str(), cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), x.op.c_str(),
+            (unsigned long long)x.rows, (unsigned long long)x.cols, x.axis.c_str(), x.hot, x.cold, gbps,
+            roof, vs_cub, x.err, x.roof_hot, x.stable ? 1 : 0);
+    if (x.impl != "cureduce")
+      continue;
+    char shape_s[64];
+    snprintf(shape_s, sizeof shape_s, "%llux%llu", (unsigned long long)x.rows, (unsigned long long)x.cols);
+    const bool target_shape = x.op == "sum" && (x.dtype == CUREDUCE_F32 || x.dtype == CUREDUCE_BF16);
+    const double need = x.axis == "segments" ? 0.8 : 0.9;
+    const bool miss = target_shape && roof < need;
+    total += target_shape;
+    misses += miss;
+    fprintf(s, "%-6s %-5s %-22s %-8s %9.2f %9.1f %7.3f %8.2f%s\n", x.op.c_str(), cureduce_dtype_name(x.dtype),
+            shape_s, x.axis.c_str(), x.hot, gbps, roof, vs_cub, miss ? "  MISS (roofline target)" : "");
+  }
+  fprintf(s, "\nroofline targets (f32/bf16 sums: >= 0.9, segment mix >= 0.8): %d of %d met\n", total - misses, total);
+  fprintf(s, "validated results: %d wrong\n", b.wrong);
+  fclose(f);
+  fclose(s);
+  printf("wrote %s and %s\n", csv.c_str(), txt.c_str());
+}
+
+std::vector<std::string> split_list(const std::string &list) {
+  std::vector<std::string> parts;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    parts.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return parts;
+}
+
+} // namespace
+
+// Called by cmd_bench for `bench --rows [--out DIR] [--dtype LIST] [--op LIST]`.
+extern "C" int cmd_bench_rows(int argc, char **argv) {
+  std::string out;
+  std::vector<cureduce_dtype> dtypes;
+  std::vector<cureduce_op> ops;
+  for (int i = 1; i < argc; ++i) {
+    const char *v = nullptr;
+    int r;
+    if (!strcmp(argv[i], "--rows")) {
+      continue;
+    } else if ((r = arg_value(argc, argv, &i, "--out", &v))) {
+      if (r < 0) return 2;
+      out = v;
+    } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
+      if (r < 0) return 2;
+      for (const std::string &name : split_list(v)) {
+        cureduce_dtype d;
+        if (parse_dtype("--dtype", name.c_str(), &d)) return 2;
+        dtypes.push_back(d);
+      }
+    } else if ((r = arg_value(argc, argv, &i, "--op", &v))) {
+      if (r < 0) return 2;
+      for (const std::string &name : split_list(v)) {
+        cureduce_op op;
+        if (parse_op("--op", name.c_str(), &op)) return 2;
+        ops.push_back(op);
+      }
+    } else {
+      fprintf(stderr, "%s bench --rows: unknown argument '%s' (see --help)\n", CLI_NAME, argv[i]);
+      return 2;
+    }
+  }
+  if (dtypes.empty()) dtypes = {CUREDUCE_F32, CUREDUCE_BF16};
+  if (ops.empty()) ops = {CUREDUCE_SUM};
+  for (cureduce_dtype d : dtypes)
+    for (cureduce_op op : ops)
+      if (op == CUREDUCE_SUM && d != CUREDUCE_F32 && d != CUREDUCE_BF16) {
+        fprintf(stderr, "%s bench --rows: sums are validated for f32 and bf16 only\n", CLI_NAME);
+        return 2;
+      }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    fprintf(stderr, "%s bench: no CUDA GPU found: the benchmark measures GPU kernels and needs one\n", CLI_NAME);
+    return 1;
+  }
+  rows_bench b;
+  b.g = current_gpu();
+  BENCH_CUDA(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+  if (cureduce_create(&b.h) != CUREDUCE_SUCCESS) {
+    fprintf(stderr, "%s bench: cureduce_create failed\n", CLI_NAME);
+    return 1;
+  }
+  const std::vector<int64_t> off = segment_mix(1ull << 26);
+  int64_t *d_off;
+  BENCH_CUDA(cudaMalloc(&d_off, off.size() * sizeof(int64_t)));
+  BENCH_CUDA(cudaMemcpy(d_off, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+  for (cureduce_dtype d : dtypes) {
+    for (const shape &s : SHAPES) {
+      const uint64_t elements = s.rows ? s.rows * s.cols : (uint64_t)off.back();
+      const size_t size = cureduce_dtype_size(d);
+      void *d_in;
+      BENCH_CUDA(cudaMalloc(&d_in, elements * size));
+      fill_random(d, d_in, elements, 11 + d, -1.0, 1.0, b.stream);
+      std::vector<char> host(elements * size);
+      BENCH_CUDA(cudaMemcpyAsync(host.data(), d_in, host.size(), cudaMemcpyDeviceToHost, b.stream));
+      BENCH_CUDA(cudaStreamSynchronize(b.stream));
+      for (cureduce_op op : ops)
+        for (int axis = 1; axis >= (s.rows ? 0 : 1); --axis)
+          b.run(d, op, s, axis, d_in, host, d_off, off);
+      BENCH_CUDA(cudaFree(d_in));
+    }
+  }
+  fprintf(stderr, "\n");
+  const std::string dir = out.empty() ? "bench/results/" + b.g.dir_name : out;
+  mkdir("bench", 0755), mkdir("bench/results", 0755), mkdir(dir.c_str(), 0755);
+  write_outputs(dir, b);
+  cureduce_destroy(b.h);
+  return b.wrong ? 1 : 0;
+}

@@ -1,0 +1,90 @@
+/* Row, column and segment reductions on the CPU: each row, column or segment goes through
+ * cureduce_cpu_reduce, so they share its semantics and its order of summation. The reference
+ * of the GPU tests and the CLI's path without a GPU. Layer: CPU. */
+#include "cureduce.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What every matrix call checks: the combination, pointers and shape. */
+static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const void *h_in,
+                                    uint64_t rows, uint64_t cols, uint64_t ld,
+                                    cureduce_dtype *acc, const void *h_out) {
+  const cureduce_status st = cureduce_resolve_acc(op, in, *acc, acc);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!h_out || (rows > 0 && cols > 0 && !h_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if (ld < cols || (rows > 0 && ld > 0 && rows - 1 > (UINT64_MAX / 2 - cols) / ld))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  return CUREDUCE_SUCCESS;
+}
+
+/* `count` reductions of `length` elements each: all empty, or none. */
+static int empty_reductions(cureduce_op op, uint64_t count, uint64_t length) {
+  return count > 0 && length == 0 && op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ;
+}
+
+cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, const void *h_in,
+                                         uint64_t rows, uint64_t cols, uint64_t ld,
+                                         cureduce_dtype acc, void *h_out) {
+  cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (empty_reductions(op, rows, cols))
+    return CUREDUCE_EMPTY;
+  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
+  for (uint64_t i = 0; i < rows; ++i) {
+    st = cureduce_cpu_reduce(op, in, (const char *)h_in + i * ld * size, cols, acc,
+                             (char *)h_out + i * out_size);
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
+  return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in, const void *h_in,
+                                         uint64_t rows, uint64_t cols, uint64_t ld,
+                                         cureduce_dtype acc, void *h_out) {
+  cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (empty_reductions(op, cols, rows))
+    return CUREDUCE_EMPTY;
+  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
+  char *column = malloc((rows ? rows : 1) * size); /* one column, gathered */
+  if (!column)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  for (uint64_t j = 0; j < cols && st == CUREDUCE_SUCCESS; ++j) {
+    for (uint64_t i = 0; i < rows; ++i)
+      memcpy(column + i * size, (const char *)h_in + (i * ld + j) * size, size);
+    st = cureduce_cpu_reduce(op, in, column, rows, acc, (char *)h_out + j * out_size);
+  }
+  free(column);
+  return st;
+}
+
+cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, const void *h_in,
+                                             uint64_t num_segments, const int64_t *h_offsets,
+                                             cureduce_dtype acc, void *h_out) {
+  cureduce_status st = cureduce_resolve_acc(op, in, acc, &acc);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!h_out || !h_offsets)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  for (uint64_t s = 0; s < num_segments; ++s)
+    if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
+      return CUREDUCE_ERROR_INVALID_VALUE;
+  if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0] && !h_in)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
+  for (uint64_t s = 0; s < num_segments; ++s) {
+    st = cureduce_cpu_reduce(op, in, (const char *)h_in + (uint64_t)h_offsets[s] * size,
+                             (uint64_t)(h_offsets[s + 1] - h_offsets[s]), acc,
+                             (char *)h_out + s * out_size);
+    if (st != CUREDUCE_SUCCESS && st != CUREDUCE_EMPTY) /* an empty segment: left untouched */
+      return st;
+  }
+  return CUREDUCE_SUCCESS;
+}

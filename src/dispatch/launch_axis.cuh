@@ -1,0 +1,181 @@
+// Launching the row, column and segment kernels: the strategy chosen by shape (axis_tuning.h)
+// and the (dtype, accumulator) switch for one op. Layer: dispatch. Instantiated once per op
+// (launch_axis_<op>.cu) so the kernels compile in parallel.
+#pragma once
+
+#include "../common/combos.h"
+#include "../kernels/reduce_chunked.cuh"
+#include "../kernels/reduce_cols.cuh"
+#include "../kernels/reduce_rows_grouped.cuh"
+#include "axis_tuning.h"
+#include "dispatch.h"
+
+#include <cuda_runtime.h>
+
+namespace cr {
+
+constexpr size_t AXIS_SLOT_BYTES = 16; // the widest partial, aligned
+constexpr size_t axis_tickets_offset() { return (size_t)CR_AXIS_PARTIAL_SLOTS * AXIS_SLOT_BYTES; }
+
+inline uint64_t pow2_ceil(uint64_t x) {
+  uint64_t p = 1;
+  while (p < x)
+    p *= 2;
+  return p;
+}
+inline uint64_t pow2_floor(uint64_t x) {
+  uint64_t p = 1;
+  while (p * 2 <= x)
+    p *= 2;
+  return p;
+}
+inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// The arguments every axis launch shares.
+struct axis_call {
+  const void *in;
+  void *out;
+  char *workspace;
+  cudaStream_t stream;
+};
+
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
+cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, unsigned grid) {
+  using Op = op<OP, acc<ACC>>;
+  static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
+  static_assert(2 * CR_MAX_CHUNKS <= CR_AXIS_PARTIAL_SLOTS && CR_MAX_CHUNKS <= CR_AXIS_TICKETS,
+                "axis workspace too small for the chunked kernel");
+  constexpr int64_t ELEM = sizeof(storage_t<IN>);
+  auto *slots = reinterpret_cast<typename Op::T *>(a.workspace);
+  reduce_chunked<IN, ACC, OP, CR_AXIS_BLOCK, CR_CHUNK_UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
+      static_cast<const storage_t<IN> *>(a.in), S, CR_CHUNK_MIN_BYTES / ELEM, CR_MAX_CHUNKS, slots,
+      slots + CR_MAX_CHUNKS, reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
+      static_cast<typename Op::Out *>(a.out));
+  return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+}
+
+// Rows: lane groups for short rows, the chunked kernel for long ones.
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
+cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
+  if constexpr (!offered<OP, ACC>()) {
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  } else {
+    using Op = op<OP, acc<ACC>>;
+    constexpr uint64_t ELEM = sizeof(storage_t<IN>);
+    const uint64_t vectors = div_up(cols * ELEM, 16);
+    if (vectors <= CR_ROWS_GROUPED_MAX_VECTORS) {
+      const int group = (int)pow2_ceil(vectors);
+      const uint64_t rows_per_warp = (32 / group) * CR_ROWS_IN_FLIGHT;
+      const uint64_t blocks = div_up(div_up(rows, rows_per_warp), CR_AXIS_BLOCK / 32);
+      const unsigned grid = (unsigned)(blocks < CR_ROWS_GROUPED_MAX_BLOCKS ? blocks : CR_ROWS_GROUPED_MAX_BLOCKS);
+      reduce_rows_grouped<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_IN_FLIGHT><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
+          static_cast<const storage_t<IN> *>(a.in), rows, cols, ld, group,
+          static_cast<typename Op::Out *>(a.out));
+      return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+    }
+    // The same chunk arithmetic as the kernel, for the grid only.
+    const uint64_t total = rows * cols, min_chunk = CR_CHUNK_MIN_BYTES / ELEM;
+    const uint64_t per = div_up(total, CR_MAX_CHUNKS);
+    const uint64_t chunk = div_up(per > min_chunk ? per : min_chunk, min_chunk) * min_chunk;
+    const uint64_t chunks = div_up(total, chunk);
+    const segment_layout S{nullptr, rows, cols, ld};
+    return launch_chunked<IN, ACC, OP>(a, S, (unsigned)(chunks < CR_CHUNK_GRID ? chunks : CR_CHUNK_GRID));
+  }
+}
+
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
+cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_t *offsets) {
+  if constexpr (!offered<OP, ACC>()) {
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  } else {
+    // The total length is on the device: a fixed grid, each block takes chunks until none is
+    // left.
+    const segment_layout S{offsets, count, 0, 0};
+    return launch_chunked<IN, ACC, OP>(a, S, CR_CHUNK_GRID);
+  }
+}
+
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC>
+cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
+  using Op = op<OP, acc<ACC>>;
+  static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
+  // Tile: up to CR_COLS_MAX_TX threads across the columns; fewer rows per block when there are
+  // few rows, more columns instead.
+  const uint64_t groups = cols / VEC;
+  uint64_t tx = pow2_ceil(groups) < CR_COLS_MAX_TX ? pow2_ceil(groups) : CR_COLS_MAX_TX;
+  uint64_t ty = CR_AXIS_BLOCK / tx;
+  const uint64_t ty_rows = pow2_floor(rows / CR_COLS_UNROLL > 0 ? rows / CR_COLS_UNROLL : 1);
+  if (ty > ty_rows) {
+    ty = ty_rows;
+    tx = CR_AXIS_BLOCK / ty;
+  }
+  const uint64_t tiles = div_up(groups, tx);
+  // Row slices: enough blocks, each thread still folding a fair number of rows, the partials
+  // within the workspace, and a ticket for every tile.
+  uint64_t slices = div_up(CR_COLS_TARGET_BLOCKS, tiles);
+  const uint64_t by_rows = rows / (ty * CR_COLS_MIN_ROWS_PER_THREAD);
+  const uint64_t by_slots = CR_AXIS_PARTIAL_SLOTS / cols;
+  if (slices > by_rows)
+    slices = by_rows;
+  if (slices > by_slots)
+    slices = by_slots;
+  if (slices > 65535)
+    slices = 65535;
+  if (slices < 1 || tiles > CR_AXIS_TICKETS)
+    slices = 1;
+  const uint64_t slice_rows = div_up(rows, slices);
+  slices = div_up(rows, slice_rows);
+  if (tiles > 0x7fffffffu)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+
+  const cols_layout L{rows, cols, ld, slice_rows, (int)tx};
+  const dim3 grid((unsigned)tiles, (unsigned)slices);
+  reduce_cols<IN, ACC, OP, CR_AXIS_BLOCK, VEC, CR_COLS_UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
+      static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
+      reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
+      static_cast<typename Op::Out *>(a.out));
+  return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+}
+
+// Columns: 16-byte packs of columns when every row allows them, else one column per thread.
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
+cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
+  if constexpr (!offered<OP, ACC>()) {
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  } else {
+    constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
+    const bool packs = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && (ld * ELEM) % 16 == 0 &&
+                       cols % PACK == 0;
+    return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK>(a, rows, cols, ld)
+                 : launch_cols_vec<IN, ACC, OP, 1>(a, rows, cols, ld);
+  }
+}
+
+enum axis_kind { AXIS_ROWS, AXIS_COLS, AXIS_SEGMENTS };
+
+// The (dtype, accumulator) switch for one op, over the one list of supported pairs.
+template <cureduce_op OP>
+cureduce_status select_axis(axis_kind kind, cureduce_dtype in, cureduce_dtype acc_dtype,
+                            const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld,
+                            const int64_t *offsets) {
+#define CR_CASE(IN, ACC)                                                                        \
+  if (in == CUREDUCE_##IN && acc_dtype == CUREDUCE_##ACC) {                                     \
+    switch (kind) {                                                                             \
+    case AXIS_ROWS: return launch_rows<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, cols, ld);    \
+    case AXIS_COLS: return launch_cols<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, cols, ld);    \
+    default: return launch_segments<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, offsets);        \
+    }                                                                                           \
+  }
+  CUREDUCE_FOR_EACH_PAIR(CR_CASE)
+#undef CR_CASE
+  return CUREDUCE_ERROR_UNSUPPORTED;
+}
+
+#define CR_DECLARE_SELECT_AXIS(OPNAME)                                                          \
+  extern template cureduce_status select_axis<CUREDUCE_##OPNAME>(                               \
+      axis_kind, cureduce_dtype, cureduce_dtype, const axis_call &, uint64_t, uint64_t,         \
+      uint64_t, const int64_t *);
+CUREDUCE_FOR_EACH_OP(CR_DECLARE_SELECT_AXIS)
+#undef CR_DECLARE_SELECT_AXIS
+
+} // namespace cr

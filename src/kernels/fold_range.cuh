@@ -1,0 +1,69 @@
+// A group of threads (a warp, or a whole block) folding one contiguous range of elements.
+// Layer: kernels (a building block of the row and segment kernels).
+//
+// The range is cut like the full-array kernel's input: scalar head up to the first 16-byte
+// boundary, 16-byte vectors, scalar tail. Vector v goes to the thread of rank v % size, which
+// loads UNROLL of its vectors before folding any. Each thread meets its elements in increasing
+// index order (head, then its vectors, then tail), which the arg ops' fold relies on. The
+// partition depends only on the range's address and length and on `size`, so the result's
+// bits do too.
+#pragma once
+
+#include "../device/vector_fold.cuh"
+
+#include <stdint.h>
+
+namespace cr {
+
+// Fold in[begin, end) (element offsets from `in`) into one value per thread; element p has
+// index p - origin (the position within its row or segment). The caller reduces the threads'
+// values over the group.
+template <cureduce_dtype IN, class Op, int UNROLL>
+__device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__restrict__ in,
+                                                     int64_t begin, int64_t end, int64_t origin,
+                                                     int rank, int size) {
+  using T = typename Op::T;
+  using V = vec16<storage_t<IN>>;
+  constexpr int ELEM = (int)sizeof(storage_t<IN>);
+  T acc_u[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    acc_u[u] = Op::identity();
+
+  const unsigned misalign = (unsigned)(reinterpret_cast<uintptr_t>(in + begin) % 16);
+  int64_t head = misalign ? (16 - misalign) / ELEM : 0;
+  head = head < end - begin ? head : end - begin;
+  for (int64_t e = begin + rank; e < begin + head; e += size)
+    acc_u[0] = Op::fold(acc_u[0], widen<IN>(in[e]), e - origin);
+
+  const int64_t body_begin = begin + head;
+  const int64_t vectors = (end - body_begin) / V::N;
+  const V *body = reinterpret_cast<const V *>(in + body_begin);
+  int64_t v = rank;
+  for (; v + (int64_t)(UNROLL - 1) * size < vectors; v += (int64_t)UNROLL * size) {
+    V x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      x[u] = body[v + (int64_t)u * size];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      acc_u[u] = fold_vector<IN, Op>(acc_u[u], x[u], body_begin + (v + (int64_t)u * size) * V::N - origin);
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+    const int64_t w = v + (int64_t)u * size;
+    if (w < vectors)
+      acc_u[u] = fold_vector<IN, Op>(acc_u[u], body[w], body_begin + w * V::N - origin);
+  }
+
+  for (int64_t e = body_begin + vectors * V::N + rank; e < end; e += size)
+    acc_u[UNROLL - 1] = Op::fold(acc_u[UNROLL - 1], widen<IN>(in[e]), e - origin);
+
+  T r = acc_u[0];
+#pragma unroll
+  for (int u = 1; u < UNROLL; ++u)
+    r = Op::combine(r, acc_u[u]);
+  return r;
+}
+
+} // namespace cr

@@ -1,0 +1,132 @@
+// Column reductions: one value per column of a rows x cols matrix. Layer: kernels.
+//
+// A block is TX x TY threads over a tile of columns and a slice of rows. Thread (tx, ty) owns
+// VEC neighbouring columns (VEC = 16 bytes' worth when every row is 16-byte aligned and cols is
+// a multiple of it, else 1) and folds rows ty, ty + TY, ... of the slice, loading UNROLL rows
+// before folding any; the TX threads of a row step read one contiguous stretch of the row.
+// The TY values of a column then meet in shared memory and are folded in ty order.
+//
+// Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
+// Each slice writes its column values to the partials; the last block of a column tile (a
+// device-scope ticket per tile) folds the slices in slice order and writes the result, and
+// resets the ticket. Slice count and tile shape depend only on the matrix shape, so the order
+// of combination, and the bits, do not depend on the GPU.
+#pragma once
+
+#include "../device/vector_fold.cuh"
+#include "../device/warp_reduce.cuh"
+
+#include <cuda/atomic>
+#include <stdint.h>
+#include <string.h>
+
+namespace cr {
+
+struct cols_layout {
+  uint64_t rows, cols, ld;
+  uint64_t slice_rows; // rows per slice (gridDim.y slices)
+  int tx;              // threads across the columns of a tile; ty = BLOCK / tx
+};
+
+// Fold over ty in shared memory: thread (tx, 0) gets the fold of v over ty = 0 .. TY - 1 in
+// order. Every thread of the block must call it.
+template <class Op, int BLOCK>
+__device__ __forceinline__ typename Op::T fold_over_ty(typename Op::T v, int tx, int ty, int TX) {
+  using T = typename Op::T;
+  __shared__ T column_values[BLOCK];
+  column_values[threadIdx.x] = v;
+  __syncthreads();
+  if (ty == 0)
+    for (int t = 1; t < BLOCK / TX; ++t)
+      v = Op::combine(v, column_values[t * TX + tx]);
+  __syncthreads();
+  return v;
+}
+
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL>
+__global__ void __launch_bounds__(BLOCK)
+    reduce_cols(const storage_t<IN> *__restrict__ in, cols_layout L,
+                typename op<OP, acc<ACC>>::T *__restrict__ partials,
+                unsigned int *__restrict__ tickets, typename op<OP, acc<ACC>>::Out *__restrict__ out) {
+  using Op = op<OP, acc<ACC>>;
+  using T = typename Op::T;
+  using E = storage_t<IN>;
+  struct alignas(VEC * sizeof(E)) pack { E v[VEC]; };
+
+  const int TX = L.tx, TY = BLOCK / L.tx;
+  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
+  const uint64_t col = ((uint64_t)blockIdx.x * TX + tx) * VEC;
+  const bool has_col = col < L.cols; // cols is a multiple of VEC when VEC > 1
+  const uint64_t row_begin = blockIdx.y * L.slice_rows;
+  const uint64_t row_end = row_begin + L.slice_rows < L.rows ? row_begin + L.slice_rows : L.rows;
+
+  T acc_c[VEC];
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    acc_c[c] = Op::identity();
+
+  if (has_col) {
+    for (uint64_t r = row_begin + ty; r < row_end; r += (uint64_t)TY * UNROLL) {
+      pack x[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (r + (uint64_t)u * TY < row_end)
+          x[u] = *reinterpret_cast<const pack *>(in + (r + (uint64_t)u * TY) * L.ld + col);
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (r + (uint64_t)u * TY < row_end)
+#pragma unroll
+          for (int c = 0; c < VEC; ++c)
+            acc_c[c] = Op::fold(acc_c[c], widen<IN>(x[u].v[c]), (int64_t)(r + (uint64_t)u * TY));
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    acc_c[c] = fold_over_ty<Op, BLOCK>(acc_c[c], tx, ty, TX);
+
+  if (gridDim.y == 1) {
+    if (ty == 0 && has_col)
+#pragma unroll
+      for (int c = 0; c < VEC; ++c)
+        out[col + c] = Op::finish(acc_c[c], L.rows);
+    return;
+  }
+
+  // Several slices: publish this slice's values, and let the tile's last block fold them.
+  if (ty == 0 && has_col) {
+#pragma unroll
+    for (int c = 0; c < VEC; ++c)
+      partials[blockIdx.y * L.cols + col + c] = acc_c[c];
+    __threadfence(); // our partials are visible device-wide before the ticket is taken
+  }
+  __syncthreads();
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> count(tickets[blockIdx.x]);
+    is_last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.y - 1;
+  }
+  __syncthreads();
+  if (!is_last)
+    return;
+
+  // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order.
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    acc_c[c] = Op::identity();
+  if (has_col)
+    for (unsigned q = ty; q < gridDim.y; q += TY)
+#pragma unroll
+      for (int c = 0; c < VEC; ++c)
+        acc_c[c] = Op::combine(acc_c[c], load_cg(&partials[q * L.cols + col + c]));
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    acc_c[c] = fold_over_ty<Op, BLOCK>(acc_c[c], tx, ty, TX);
+  if (ty == 0 && has_col)
+#pragma unroll
+    for (int c = 0; c < VEC; ++c)
+      out[col + c] = Op::finish(acc_c[c], L.rows);
+  if (threadIdx.x == 0)
+    tickets[blockIdx.x] = 0u; // every slice has counted: ready for the next launch
+}
+
+} // namespace cr

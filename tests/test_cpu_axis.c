@@ -1,0 +1,86 @@
+/* The CPU row, column and segment reductions: which elements each result covers, the index the
+ * arg ops give (within the row, column or segment), a leading dimension, empty shapes and
+ * segments, and bad arguments. Hand-worked cases. CPU only. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+/* 3 x 4 in a row-major array with ld = 5 (the last column of each row is padding, 99). */
+static const float M[15] = {1, 2, 3, 4, 99, -5, 6, 7, 8, 99, 9, -10, 11, 0, 99};
+
+static void rows_should_reduce_each_row_within_its_columns(void **state) {
+  (void)state;
+  float sums[3];
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, 3, 4, 5, CUREDUCE_F32, sums), 0);
+  assert_true(sums[0] == 10 && sums[1] == 16 && sums[2] == 10);
+  int64_t idx[3];
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_ARGMAX, CUREDUCE_F32, M, 3, 4, 5, CUREDUCE_F32, idx), 0);
+  assert_true(idx[0] == 3 && idx[1] == 3 && idx[2] == 2);
+}
+
+static void cols_should_reduce_each_column_down_the_rows(void **state) {
+  (void)state;
+  float mins[4];
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_MIN, CUREDUCE_F32, M, 3, 4, 5, CUREDUCE_F32, mins), 0);
+  assert_true(mins[0] == -5 && mins[1] == -10 && mins[2] == 3 && mins[3] == 0);
+  int64_t idx[4];
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_ARGMIN, CUREDUCE_F32, M, 3, 4, 5, CUREDUCE_F32, idx), 0);
+  assert_true(idx[0] == 1 && idx[1] == 2 && idx[2] == 0 && idx[3] == 2);
+}
+
+static void segments_should_follow_the_offsets(void **state) {
+  (void)state;
+  const int32_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  const int64_t off[5] = {1, 3, 3, 7, 8}; /* {2,3}, {}, {4,5,6,7}, {8} */
+  int64_t sums[4] = {-1, -1, -1, -1};
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_I32, x, 4, off, CUREDUCE_I64, sums), 0);
+  assert_true(sums[0] == 5 && sums[1] == 0 && sums[2] == 22 && sums[3] == 8);
+  int64_t idx[4] = {-1, -1, -1, -1};
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_ARGMAX, CUREDUCE_I32, x, 4, off, CUREDUCE_I64, idx), 0);
+  /* within the segment; the empty segment's output is left alone */
+  assert_true(idx[0] == 1 && idx[1] == -1 && idx[2] == 3 && idx[3] == 0);
+}
+
+static void empty_rows_and_columns_should_follow_the_full_reduction(void **state) {
+  (void)state;
+  float out[3] = {7, 7, 7};
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MAX, CUREDUCE_F32, M, 3, 0, 5, CUREDUCE_F32, out), CUREDUCE_EMPTY);
+  assert_true(out[0] == 7 && out[2] == 7);
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, 3, 0, 5, CUREDUCE_F32, out), 0);
+  assert_true(out[0] == 0 && out[1] == 0 && out[2] == 0 && !signbit(out[0]));
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_MIN, CUREDUCE_F32, M, 0, 3, 5, CUREDUCE_F32, out), CUREDUCE_EMPTY);
+  /* no rows at all: nothing to write */
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MIN, CUREDUCE_F32, M, 0, 4, 5, CUREDUCE_F32, out), 0);
+}
+
+static void bad_arguments_should_get_their_status(void **state) {
+  (void)state;
+  float out[4];
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, 3, 4, 3, CUREDUCE_F32, out),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* ld < cols */
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_SUM, CUREDUCE_F32, M, 3, 4, 5, CUREDUCE_F32, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, UINT64_MAX, 4, 5, CUREDUCE_F32, out),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* rows * ld overflows */
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MEAN, CUREDUCE_I32, M, 3, 4, 5, CUREDUCE_I32, out),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  const int64_t decreasing[3] = {0, 4, 2};
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 2, decreasing, CUREDUCE_F32, out),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 2, NULL, CUREDUCE_F32, out),
+                   CUREDUCE_ERROR_NULL_POINTER);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(rows_should_reduce_each_row_within_its_columns),
+      cmocka_unit_test(cols_should_reduce_each_column_down_the_rows),
+      cmocka_unit_test(segments_should_follow_the_offsets),
+      cmocka_unit_test(empty_rows_and_columns_should_follow_the_full_reduction),
+      cmocka_unit_test(bad_arguments_should_get_their_status),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

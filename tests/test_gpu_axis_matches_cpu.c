@@ -1,0 +1,245 @@
+/* Row, column and segment reductions on the GPU (the op named on the command line, every
+ * supported input and accumulator pair) agree with the CPU reference, result by result, on edge
+ * shapes: one row, one column, cols = 1 .. 33, a leading dimension larger than cols, starts
+ * that are not 16-byte aligned, rows long enough to cross the chunked kernel's chunks, columns
+ * long enough to be cut into slices, and segment mixes with empty, tiny and huge segments.
+ * Each call also runs twice and must give the same bits.
+ *
+ * CUREDUCE_TEST_MAX_N caps the elements of one case (the sanitizer runs use it). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "../src/common/combos.h"
+#include "gpu_util.h"
+#include "result_check.h"
+
+typedef struct shape {
+  uint64_t rows, cols, ld_extra; /* ld = cols + ld_extra */
+  unsigned offset;               /* elements from a 256-byte aligned start */
+} shape;
+
+static const shape FIXED_SHAPES[] = {
+    {1, 1, 0, 0},      {1, 1000, 0, 3},   {1, 100000, 0, 0}, {3, 70001, 5, 1}, {1000, 32, 0, 0},
+    {4096, 8, 0, 0},   {33, 513, 7, 2},   {300, 4097, 0, 0}, {2, 0, 0, 0},     {0, 5, 0, 0},
+    {1000, 7, 0, 0},   {5000, 128, 0, 0}, {70001, 3, 2, 1},  {100, 1000, 24, 0}, {8, 5000, 0, 0},
+    {20000, 64, 0, 0}, {2, 300000, 0, 0}};
+
+#define MAX_ELEMS (1u << 22)
+#define MAX_OUTPUTS (1u << 20)
+
+static cureduce_handle g_handle;
+static void *g_in, *g_out;
+static unsigned char *g_host, *g_got, *g_again, *g_want, *g_gather;
+static int64_t *g_offsets, *g_d_offsets;
+static uint64_t g_max_n;
+static cureduce_op g_op;
+
+enum { ROWS, COLS, SEGMENTS };
+static const char *KIND_NAME[] = {"rows", "cols", "segments"};
+
+/* Under a size cap (the sanitizer runs) fewer cases: one data pattern, fewer widths, no
+   second run. */
+static int capped(void) { return g_max_n < MAX_ELEMS; }
+
+/* One GPU call of `kind` into g_out (poisoned first); the result copied to `dst`. */
+static cureduce_status gpu_call(int kind, const combo *c, const void *d_in, const shape *s,
+                                uint64_t segments, size_t out_bytes, unsigned char *dst) {
+  CUDA_OK(cudaMemset(g_out, 0xAB, out_bytes + 16));
+  const uint64_t ld = s->cols + s->ld_extra;
+  cureduce_status st;
+  if (kind == ROWS)
+    st = cureduce_reduce_rows(g_handle, c->op, c->in, d_in, s->rows, s->cols, ld, c->acc, g_out, NULL);
+  else if (kind == COLS)
+    st = cureduce_reduce_cols(g_handle, c->op, c->in, d_in, s->rows, s->cols, ld, c->acc, g_out, NULL);
+  else
+    st = cureduce_reduce_segments(g_handle, c->op, c->in, d_in, segments, g_d_offsets, c->acc, g_out, NULL);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(dst, g_out, out_bytes + 16, cudaMemcpyDeviceToHost));
+  return st;
+}
+
+/* The elements of output i, gathered into g_gather; returns their count. */
+static uint64_t gather(int kind, const combo *c, const shape *s, uint64_t i) {
+  const size_t size = cureduce_dtype_size(c->in);
+  const uint64_t ld = s->cols + s->ld_extra;
+  if (kind == ROWS) {
+    memcpy(g_gather, g_host + i * ld * size, s->cols * size);
+    return s->cols;
+  }
+  if (kind == COLS) {
+    for (uint64_t r = 0; r < s->rows; ++r)
+      memcpy(g_gather + r * size, g_host + (r * ld + i) * size, size);
+    return s->rows;
+  }
+  const uint64_t n = (uint64_t)(g_offsets[i + 1] - g_offsets[i]);
+  memcpy(g_gather, g_host + g_offsets[i] * size, n * size);
+  return n;
+}
+
+static void check_case(int kind, const combo *c, const shape *s, uint64_t segments,
+                       uint64_t elements, tu_pattern pat, uint64_t *rng) {
+  const size_t size = cureduce_dtype_size(c->in), out_size = cureduce_result_size(c->op, c->acc);
+  const uint64_t outputs = kind == ROWS ? s->rows : kind == COLS ? s->cols : segments;
+  const size_t out_bytes = outputs * out_size;
+  tu_fill(c->in, g_host, elements, pat, 8, rng);
+  const char *d_in = (const char *)g_in + s->offset * size;
+  CUDA_OK(cudaMemcpy((void *)d_in, g_host, elements * size, cudaMemcpyHostToDevice));
+
+  memset(g_want, 0xAB, out_bytes + 16);
+  const uint64_t ld = s->cols + s->ld_extra;
+  const cureduce_status want_st =
+      kind == ROWS ? cureduce_cpu_reduce_rows(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
+      : kind == COLS ? cureduce_cpu_reduce_cols(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
+                     : cureduce_cpu_reduce_segments(c->op, c->in, g_host, segments, g_offsets, c->acc, g_want);
+  const cureduce_status got_st = gpu_call(kind, c, d_in, s, segments, out_bytes, g_got);
+
+  char where[160];
+  snprintf(where, sizeof where, "%s %llux%llu ld+%llu offset=%u segments=%llu", KIND_NAME[kind],
+           (unsigned long long)s->rows, (unsigned long long)s->cols,
+           (unsigned long long)s->ld_extra, s->offset, (unsigned long long)segments);
+  if (got_st != want_st)
+    fail_msg("%s %s->%s %s: status %d, CPU %d", cureduce_op_name(c->op), cureduce_dtype_name(c->in),
+             cureduce_dtype_name(c->acc), where, got_st, want_st);
+  if (memcmp(g_got + out_bytes, g_want + out_bytes, 16) != 0)
+    fail_msg("%s: wrote past its %llu outputs", where, (unsigned long long)outputs);
+  if (got_st != CUREDUCE_SUCCESS) {
+    if (memcmp(g_got, g_want, out_bytes) != 0)
+      fail_msg("%s: status %d must leave the outputs untouched", where, got_st);
+    return;
+  }
+  for (uint64_t i = 0; i < outputs; ++i) {
+    const uint64_t n = gather(kind, c, s, i);
+    char at[200];
+    snprintf(at, sizeof at, "%s output %llu", where, (unsigned long long)i);
+    if (n == 0 || memcmp(g_got + i * out_size, g_want + i * out_size, out_size) == 0) {
+      if (memcmp(g_got + i * out_size, g_want + i * out_size, out_size) != 0)
+        fail_msg("%s: empty, GPU and CPU wrote different bytes", at);
+      continue;
+    }
+    rc_check(c, g_gather, n, pat, g_got + i * out_size, g_want + i * out_size, at);
+  }
+  /* The same call again: the same bits. */
+  if (capped())
+    return;
+  (void)gpu_call(kind, c, d_in, s, segments, out_bytes, g_again);
+  if (memcmp(g_got, g_again, out_bytes) != 0)
+    fail_msg("%s: a second run gave different bits", where);
+}
+
+/* Segment lengths: a mix of empty, tiny, medium and a few huge ones (crossing many chunks). */
+static uint64_t make_segments(uint64_t *rng, uint64_t budget, uint64_t base) {
+  uint64_t count = 0, at = base;
+  g_offsets[0] = (int64_t)base;
+  while (count + 1 < MAX_OUTPUTS) {
+    const double u = tu_uniform(rng);
+    uint64_t len = u < 0.1 ? 0 : u < 0.7 ? tu_next(rng) % 40 : u < 0.97 ? tu_next(rng) % 5000
+                                                                        : 100000 + tu_next(rng) % 200000;
+    if (at + len > base + budget)
+      break;
+    at += len;
+    g_offsets[++count] = (int64_t)at;
+  }
+  return count;
+}
+
+
+static void patterns(int kind, const combo *c, const shape *s, uint64_t segments,
+                     uint64_t elements, uint64_t *rng) {
+  const int floats = tu_is_float(c->in) || tu_is_float(c->acc);
+  if (!capped()) {
+    check_case(kind, c, s, segments, elements, TU_INTEGERS, rng);
+    check_case(kind, c, s, segments, elements, TU_RANDOM, rng);
+  }
+  if (floats)
+    check_case(kind, c, s, segments, elements, TU_SPECIALS, rng);
+  else if (capped())
+    check_case(kind, c, s, segments, elements, TU_RANDOM, rng);
+}
+
+static void run_combo(const combo *c) {
+  uint64_t rng = tu_seed() ^ ((uint64_t)c->op << 40) ^ ((uint64_t)c->in << 32) ^ (uint64_t)c->acc;
+  for (int kind = ROWS; kind <= COLS; ++kind) {
+    shape shapes[sizeof FIXED_SHAPES / sizeof FIXED_SHAPES[0] + 66];
+    size_t count = 0;
+    for (uint64_t cols = 1; cols <= 33; ++cols) {
+      shapes[count++] = (shape){kind == ROWS ? 5 : 37, cols, 0, 0};
+      shapes[count++] = (shape){kind == ROWS ? 3 : 35, cols, 3, 1};
+    }
+    for (size_t i = 0; i < sizeof FIXED_SHAPES / sizeof FIXED_SHAPES[0]; ++i)
+      shapes[count++] = FIXED_SHAPES[i];
+    for (size_t i = 0; i < count; ++i) {
+      const shape *s = &shapes[i];
+      const uint64_t elements = s->rows ? (s->rows - 1) * (s->cols + s->ld_extra) + s->cols : 0;
+      if (elements > g_max_n || elements > MAX_ELEMS || (capped() && s->cols <= 33 && s->cols % 4 == 2))
+        continue;
+      patterns(kind, c, s, 0, elements, &rng);
+    }
+  }
+  /* Segments: a mix, one segment, all empty, none; starts away from element 0. */
+  const uint64_t budget = g_max_n < 2000000 ? g_max_n : 2000000;
+  for (int t = 0; t < 4; ++t) {
+    uint64_t segments;
+    if (t == 0)
+      segments = make_segments(&rng, budget, 5);
+    else if (t == 1)
+      segments = 1, g_offsets[0] = 3, g_offsets[1] = 3 + (int64_t)(budget < 150001 ? budget : 150001);
+    else if (t == 2)
+      segments = 3, g_offsets[0] = g_offsets[1] = g_offsets[2] = g_offsets[3] = 7;
+    else
+      segments = 0, g_offsets[0] = 0;
+    CUDA_OK(cudaMemcpy(g_d_offsets, g_offsets, (segments + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+    const shape s = {0, 0, 0, (unsigned)(t & 1)};
+    const uint64_t elements = (uint64_t)g_offsets[segments];
+    patterns(SEGMENTS, c, &s, segments, elements, &rng);
+  }
+}
+
+#define CR_TEST_FN(IN, ACC)                                                                     \
+  static void IN##_acc_##ACC##_should_match_cpu(void **state) {                                 \
+    (void)state;                                                                                \
+    const combo c = {g_op, CUREDUCE_##IN, CUREDUCE_##ACC};                                      \
+    run_combo(&c);                                                                              \
+  }
+CUREDUCE_FOR_EACH_PAIR(CR_TEST_FN)
+
+static int setup(void **state) {
+  (void)state;
+  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
+  g_max_n = cap ? strtoull(cap, NULL, 0) : UINT64_MAX;
+  if (cureduce_create(&g_handle) != CUREDUCE_SUCCESS)
+    return -1;
+  const size_t in_bytes = ((size_t)MAX_ELEMS + 64) * 8, out_bytes = (size_t)MAX_OUTPUTS * 8 + 64;
+  if (cudaMalloc(&g_in, in_bytes) != cudaSuccess || cudaMalloc(&g_out, out_bytes) != cudaSuccess ||
+      cudaMalloc((void **)&g_d_offsets, (MAX_OUTPUTS + 1) * sizeof(int64_t)) != cudaSuccess)
+    return -1;
+  g_host = malloc(in_bytes);
+  g_gather = malloc(in_bytes);
+  g_got = malloc(out_bytes);
+  g_again = malloc(out_bytes);
+  g_want = malloc(out_bytes);
+  g_offsets = malloc((MAX_OUTPUTS + 1) * sizeof(int64_t));
+  return g_host && g_gather && g_got && g_again && g_want && g_offsets ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  (void)cudaFree(g_in);
+  (void)cudaFree(g_out);
+  (void)cudaFree(g_d_offsets);
+  free(g_host), free(g_gather), free(g_got), free(g_again), free(g_want), free(g_offsets);
+  return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2 || cureduce_op_from_name(argv[1], &g_op) != CUREDUCE_SUCCESS) {
+    fprintf(stderr, "usage: %s OP (sum, min, max, absmax, sumsq, argmin, argmax, mean)\n", argv[0]);
+    return 2;
+  }
+  gpu_require_device();
+  (void)tu_seed();
+#define CR_ENTRY(IN, ACC) cmocka_unit_test(IN##_acc_##ACC##_should_match_cpu),
+  const struct CMUnitTest tests[] = {CUREDUCE_FOR_EACH_PAIR(CR_ENTRY)};
+  return cmocka_run_group_tests_name(argv[1], tests, setup, teardown);
+}
