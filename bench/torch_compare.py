@@ -1,7 +1,10 @@
 """cureduce against PyTorch on the same tensors: speed and result of torch.sum, torch.amax and
 torch.argmax, with cureduce called through ctypes on the tensors' device memory and stream.
 
-usage: python3 bench/torch_compare.py [--lib build/libcureduce.so] [--csv FILE]
+With --rows: the row and column sums of issue #5's shapes (f32 and bf16) against
+torch.sum(dim=1) and torch.sum(dim=0).
+
+usage: python3 bench/torch_compare.py [--lib build/libcureduce.so] [--csv FILE] [--rows]
 Needs a CUDA GPU and PyTorch (as on the lent device machines)."""
 import argparse
 import ctypes
@@ -41,8 +44,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", default="build/libcureduce.so")
     ap.add_argument("--csv", default=None)
+    ap.add_argument("--rows", action="store_true", help="rows and columns instead of whole arrays")
     args = ap.parse_args()
     lib = ctypes.CDLL(args.lib)
+    if args.rows:
+        sys.exit(compare_rows(lib, args.csv))
     lib.cureduce_create.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
     lib.cureduce_reduce.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                                     ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
@@ -98,6 +104,59 @@ def main():
         with open(args.csv, "w") as fh:
             fh.write("\n".join(lines) + "\n")
     sys.exit(1 if failures else 0)
+
+
+ROW_SHAPES = [(4096, 4096), (32768, 1024), (1024, 65536), (65536, 128), (1048576, 32),
+              (8, 16777216), (16384, 8192)]
+
+
+def compare_rows(lib, csv):
+    """torch.sum(x, dim=1) and dim=0 against cureduce_reduce_rows / _cols on the same tensors."""
+    for fn in (lib.cureduce_reduce_rows, lib.cureduce_reduce_cols):
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
+                       ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    lib.cureduce_create.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    handle = ctypes.c_void_p()
+    if lib.cureduce_create(ctypes.byref(handle)) != 0:
+        return "cureduce_create failed (no GPU?)"
+    gpu = torch.cuda.get_device_name()
+    torch.manual_seed(0)
+    lines = ["gpu,impl,dtype,op,rows,cols,axis,hot_us,gbps,torch_speedup,agrees"]
+    print(f"torch_compare --rows on {gpu} (torch {torch.__version__})")
+    print(f"{'case':30} {'cureduce us':>12} {'torch us':>10} {'speed-up':>9}  result")
+    failures = 0
+    for d in (F32, BF16):
+        for rows, cols in ROW_SHAPES:
+            x = (torch.rand(rows, cols, device="cuda") * 2 - 1).to(TORCH_DTYPE[d])
+            stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+            exact_rows, exact_cols = x.double().sum(dim=1), x.double().sum(dim=0)
+            for axis in (1, 0):
+                out = torch.empty(rows if axis == 1 else cols, dtype=torch.float32, device="cuda")
+                fn = lib.cureduce_reduce_rows if axis == 1 else lib.cureduce_reduce_cols
+                ours = lambda: fn(handle, SUM, d, ctypes.c_void_p(x.data_ptr()), rows, cols, cols, ACC_DEFAULT,
+                                  ctypes.c_void_p(out.data_ptr()), stream)
+                if ours() != 0:
+                    return f"cureduce failed for {DTYPE_NAMES[d]} {rows}x{cols} axis {axis}"
+                theirs = lambda: torch.sum(x, dim=axis, dtype=torch.float32)
+                t_ours, t_torch = timed(ours), timed(theirs)
+                torch.cuda.synchronize()
+                exact = exact_rows if axis == 1 else exact_cols
+                scale = x.double().abs().sum(dim=axis)
+                agrees = bool(((out.double() - exact).abs() <= 1e-5 * scale + 1e-30).all().item())
+                failures += not agrees
+                nbytes = rows * cols * x.element_size()
+                name = f"{DTYPE_NAMES[d]} {rows}x{cols} axis {axis}"
+                print(f"{name:30} {t_ours:12.1f} {t_torch:10.1f} {t_torch / t_ours:8.2f}x  "
+                      f"{'agrees' if agrees else 'DIFFERS'} with the exact sums")
+                lines.append(f"{gpu},cureduce,{DTYPE_NAMES[d]},sum,{rows},{cols},{axis},{t_ours:.3f},"
+                             f"{nbytes / t_ours / 1e3:.1f},{t_torch / t_ours:.3f},{int(agrees)}")
+                lines.append(f"{gpu},torch,{DTYPE_NAMES[d]},sum,{rows},{cols},{axis},{t_torch:.3f},"
+                             f"{nbytes / t_torch / 1e3:.1f},1.0,1")
+            del x, exact_rows, exact_cols
+    if csv:
+        with open(csv, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
