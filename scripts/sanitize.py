@@ -1,7 +1,7 @@
 """Run every GPU test under compute-sanitizer's memcheck, racecheck, initcheck and synccheck.
 
 The test commands come from CTest (label gpu), so new GPU tests are picked up by themselves.
-usage: sanitize.py BUILD_DIR LOG_FILE [JOBS]"""
+usage: sanitize.py BUILD_DIR LOG_FILE [JOBS] [NAME_REGEX]"""
 import concurrent.futures as cf
 import json
 import subprocess
@@ -9,7 +9,8 @@ import sys
 
 build, log_path = sys.argv[1], sys.argv[2]
 jobs = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-info = json.loads(subprocess.run(["ctest", "--test-dir", build, "-L", "gpu", "--show-only=json-v1"],
+only = ["-R", sys.argv[4]] if len(sys.argv) > 4 else []
+info = json.loads(subprocess.run(["ctest", "--test-dir", build, "-L", "gpu", *only, "--show-only=json-v1"],
                                  capture_output=True, text=True, check=True).stdout)
 tests = [(t["name"], t["command"]) for t in info["tests"]]
 tools = ["memcheck", "racecheck", "initcheck", "synccheck"]
