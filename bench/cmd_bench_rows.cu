@@ -23,6 +23,11 @@ struct shape {
 const shape SHAPES[] = {{4096, 4096},  {32768, 1024},  {1024, 65536},  {65536, 128},
                         {1048576, 32}, {8, 16777216},  {16384, 8192},  {0, 0}};
 
+// "4096x4096", or "mix" for the variable-segment mix.
+std::string shape_name(const shape &s) {
+  return s.rows ? std::to_string(s.rows) + "x" + std::to_string(s.cols) : "mix";
+}
+
 struct result_row {
   std::string impl, op, axis;
   cureduce_dtype dtype, acc;
@@ -240,9 +245,11 @@ std::vector<std::string> split_list(const std::string &list) {
 
 } // namespace
 
-// Called by cmd_bench for `bench --rows [--out DIR] [--dtype LIST] [--op LIST]`.
+// Called by cmd_bench for `bench --rows [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|mix]
+// [--axis 0|1]` (the last two pick one of the listed shapes or one axis, e.g. to profile it).
 extern "C" int cmd_bench_rows(int argc, char **argv) {
-  std::string out;
+  std::string out, only_shape;
+  int only_axis = -1;
   std::vector<cureduce_dtype> dtypes;
   std::vector<cureduce_op> ops;
   for (int i = 1; i < argc; ++i) {
@@ -267,6 +274,26 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
         if (parse_op("--op", name.c_str(), &op)) return 2;
         ops.push_back(op);
       }
+    } else if ((r = arg_value(argc, argv, &i, "--shape", &v))) {
+      if (r < 0) return 2;
+      only_shape = v;
+      bool known = false;
+      for (const shape &s : SHAPES)
+        known = known || only_shape == shape_name(s);
+      if (!known) {
+        fprintf(stderr, "%s bench --rows: --shape '%s' is not one of the benchmark's shapes (", CLI_NAME, v);
+        for (const shape &s : SHAPES)
+          fprintf(stderr, "%s%s", &s == SHAPES ? "" : ", ", shape_name(s).c_str());
+        fprintf(stderr, ")\n");
+        return 2;
+      }
+    } else if ((r = arg_value(argc, argv, &i, "--axis", &v))) {
+      if (r < 0) return 2;
+      if (strcmp(v, "0") && strcmp(v, "1")) {
+        fprintf(stderr, "%s bench --rows: --axis must be 0 (columns) or 1 (rows), not '%s'\n", CLI_NAME, v);
+        return 2;
+      }
+      only_axis = v[0] - '0';
     } else {
       fprintf(stderr, "%s bench --rows: unknown argument '%s' (see --help)\n", CLI_NAME, argv[i]);
       return 2;
@@ -298,6 +325,10 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
   BENCH_CUDA(cudaMemcpy(d_off, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
   for (cureduce_dtype d : dtypes) {
     for (const shape &s : SHAPES) {
+      if (!only_shape.empty() && only_shape != shape_name(s))
+        continue;
+      if (only_axis == 0 && !s.rows) // the segment mix has no column form
+        continue;
       const uint64_t elements = s.rows ? s.rows * s.cols : (uint64_t)off.back();
       const size_t size = cureduce_dtype_size(d);
       void *d_in;
@@ -308,7 +339,8 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
       BENCH_CUDA(cudaStreamSynchronize(b.stream));
       for (cureduce_op op : ops)
         for (int axis = 1; axis >= (s.rows ? 0 : 1); --axis)
-          b.run(d, op, s, axis, d_in, host, d_off, off);
+          if (only_axis < 0 || axis == only_axis)
+            b.run(d, op, s, axis, d_in, host, d_off, off);
       BENCH_CUDA(cudaFree(d_in));
     }
   }

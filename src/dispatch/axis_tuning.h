@@ -6,31 +6,55 @@
 #ifndef CUREDUCE_AXIS_TUNING_H
 #define CUREDUCE_AXIS_TUNING_H
 
+#ifndef CUREDUCE_TUNING_VARIANT
+#define CUREDUCE_TUNING_VARIANT 0
+#endif
+
 /* Threads per block of every axis kernel. */
 #define CR_AXIS_BLOCK 256
 
-/* Rows: a row of at most this many 16-byte vectors is reduced by a group of lanes (the
-   smallest power of two >= its vector count), longer rows by the chunked kernel. */
-#define CR_ROWS_GROUPED_MAX_VECTORS 32
-/* Rows whose first vector a lane loads before folding any (reduce_rows_grouped.cuh). */
-#define CR_ROWS_IN_FLIGHT 4
-/* Grid cap of the grouped kernel (it loops beyond). */
-#define CR_ROWS_GROUPED_MAX_BLOCKS 8192
+/* Rows of at most CR_ROWS_LANES_MAX_BYTES are reduced by lane groups (reduce_rows_lanes.cuh),
+   longer rows by the chunked kernel. A row of v 16-byte vectors gets a group of
+   pow2_ceil(v / CR_ROWS_UNROLL) lanes, at least 2 once it has 2 vectors (so one load
+   instruction of the group reads whole 32-byte sectors) and at most 32; each lane keeps
+   CR_ROWS_UNROLL vectors in flight. */
+#define CR_ROWS_UNROLL 4
+/* Grid cap of the lane-group kernel (it loops beyond). */
+#define CR_ROWS_LANES_MAX_BLOCKS 8192
 
-/* Chunked kernel (long rows, segments): chunks are at least this many bytes, and there are at
-   most CR_MAX_CHUNKS of them (larger inputs get larger chunks). */
-#define CR_CHUNK_MIN_BYTES 65536
+/* Chunked kernel (long rows, segments): chunks are at least CR_CHUNK_MIN_BYTES, and there are
+   at most CR_MAX_CHUNKS of them (larger inputs get larger chunks). */
 #define CR_MAX_CHUNKS 8192
 #define CR_CHUNK_UNROLL 4
-/* Blocks of the chunked kernel; each takes chunks in a grid-stride loop. */
+/* The chunked kernel runs one full wave of blocks (the GPU's SMs times the blocks that fit on
+   one: its result does not depend on the grid), each taking chunks in a grid-stride loop; this
+   is the grid if that cannot be looked up. */
 #define CR_CHUNK_GRID 1024
 
-/* Columns: vectors (rows) per thread in flight, the number of blocks to aim for, the least
-   number of rows a thread folds before the rows are cut into more slices, and the widest
-   column tile in threads. */
-#define CR_COLS_UNROLL 8
-#define CR_COLS_TARGET_BLOCKS 1024
+/* Candidates are built with -DCUREDUCE_TUNING_VARIANT=N (as for tuning.h) and compared with
+   `cureduce bench --rows`; docs/rows.md records which won. */
+#if CUREDUCE_TUNING_VARIANT == 2
+/* Candidate: 8 vectors in flight per lane of the lane-group kernel (groups half as wide). */
+#undef CR_ROWS_UNROLL
+#define CR_ROWS_UNROLL 8
+#endif
+
+/* Measured on an H100 (docs/rows.md): 256 KiB chunks against 64 KiB took long rows from 0.86 to
+   0.96 of the roofline (f32 1024x65536) and 0.77 to 0.90 (bf16), and the segment mix from 0.75
+   to 0.82 (f32); lane groups up to 32 KiB rows changed nothing measurable; 8 rows per column
+   thread instead of 32 was slower. 4 rows in flight per column thread instead of 8 was faster
+   for bf16 (1024x65536 columns 0.74 to 0.83: 46 registers a thread instead of 104) and slightly
+   slower for f32, hence the unroll by element size. */
+#define CR_ROWS_LANES_MAX_BYTES 16384
+#define CR_CHUNK_MIN_BYTES 262144
 #define CR_COLS_MIN_ROWS_PER_THREAD 32
+#define CR_COLS_UNROLL(ELEM) ((ELEM) >= 4 ? 8 : 4)
+
+/* Columns: CR_COLS_UNROLL (above) is the vectors (rows) per thread in flight, by element size;
+   CR_COLS_MIN_ROWS_PER_THREAD the least number of rows a thread folds before the rows are cut
+   into more slices; here the number of blocks to aim for and the widest column tile in
+   threads. */
+#define CR_COLS_TARGET_BLOCKS 1024
 #define CR_COLS_MAX_TX 32
 
 /* Workspace of the axis kernels: partial slots (16 bytes each: the widest partial) and

@@ -11,10 +11,13 @@
 //     writer then takes a ticket from the counter of the segment's first chunk; the one that
 //     takes the last ticket combines the partials in chunk order and writes the result, and
 //     resets the counter for the next launch. No block ever waits for another.
-// A chunk with few pieces (long segments) reduces each piece with the whole block; a chunk with
-// many pieces (short segments) gives each warp every WARPS-th piece.
+// A piece of at least 1/8 of the chunk (there are at most 8) is folded by the whole block; the
+// other pieces by one warp each, warp w taking the short pieces w, w + WARPS, ... . So a chunk
+// inside one long row is one block-wide fold, and a chunk of many short segments keeps every
+// warp busy, also when one of its pieces is long (which a single warp would take ~30 round
+// trips to read: a per-chunk block/warp choice made such chunks the kernel's tail).
 //
-// Determinism: chunk size, piece boundaries, and whether a chunk runs in block or warp mode
+// Determinism: chunk size, piece boundaries, and whether a piece is folded by a block or a warp
 // depend only on the segment lengths, never on the grid or the GPU; partials combine in chunk
 // order. So the bits depend only on the input, its alignment and the segment lengths.
 #pragma once
@@ -36,8 +39,9 @@ struct segment_layout {
   uint64_t cols, ld;
 };
 
-// A chunk runs in block mode when it holds at most this many pieces.
-constexpr uint64_t CHUNK_BLOCK_MODE_PIECES = 8;
+// A piece of at least 1/CHUNK_BLOCK_PIECES of its chunk is folded by the whole block; a chunk
+// holds at most this many of them.
+constexpr int64_t CHUNK_BLOCK_PIECES = 8;
 
 // Start of segment s in the end-to-end sequence (s may be count: the end).
 __device__ __forceinline__ int64_t seq_begin(const segment_layout &S, uint64_t s) {
@@ -51,7 +55,7 @@ __device__ __forceinline__ int64_t mem_begin(const segment_layout &S, uint64_t s
 // The first segment s in [0, count] whose start in the sequence is >= x: a 32-way search by one
 // warp (each step probes 32 positions at once, so a million segments take four steps of
 // dependent loads, not twenty). All lanes get the answer.
-__device__ inline uint64_t warp_lower_bound(const segment_layout &S, int64_t x) {
+__device__ __forceinline__ uint64_t warp_lower_bound(const segment_layout &S, int64_t x) {
   if (!S.offsets) { // rows: row s starts at s * cols
     const uint64_t s = S.cols ? (uint64_t)((x + (int64_t)S.cols - 1) / (int64_t)S.cols) : 0;
     return s < S.count ? s : S.count;
@@ -86,7 +90,7 @@ struct piece {
 enum { PIECE_WHOLE = 0, PIECE_OPENING = 1, PIECE_CLOSING = 2 };
 
 template <class Op> struct chunk_ctx {
-  const segment_layout &S;
+  segment_layout S; // a copy: a reference to the kernel parameter would put it in local memory
   int64_t total, chunk;
   typename Op::T *opening, *closing; // one partial per chunk
   unsigned int *counters;            // one per chunk
@@ -169,6 +173,9 @@ __global__ void __launch_bounds__(BLOCK)
   const chunk_ctx<Op> C{S, total, chunk, opening, closing, counters, out};
 
   __shared__ uint64_t s_lo_shared, s_hi_shared;
+  __shared__ uint64_t block_pieces[CHUNK_BLOCK_PIECES]; // this chunk's long pieces
+  __shared__ unsigned block_piece_count;
+  const int64_t long_piece = (chunk + CHUNK_BLOCK_PIECES - 1) / CHUNK_BLOCK_PIECES;
   for (int64_t k = blockIdx.x; k < chunks; k += gridDim.x) {
     const int64_t cb = k * chunk;
     if (warp == 0) {
@@ -178,36 +185,38 @@ __global__ void __launch_bounds__(BLOCK)
       if (lane == 0) {
         s_lo_shared = lo < S.count ? lo : S.count;
         s_hi_shared = hi < S.count ? hi : S.count;
+        block_piece_count = 0;
       }
     }
     __syncthreads();
     const uint64_t s_lo = s_lo_shared, s_hi = s_hi_shared;
-    __syncthreads(); // everyone has read them before the next chunk overwrites them
     // Does the segment before s_lo reach into this chunk?
     const bool crossing = s_lo > 0 && seq_begin(S, s_lo) > cb;
     const uint64_t pieces = (s_hi - s_lo) + (crossing ? 1 : 0);
 
-    if (pieces <= CHUNK_BLOCK_MODE_PIECES) {
-      __shared__ T block_value;
-      for (uint64_t i = 0; i < pieces; ++i) {
-        const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
-        T v = fold_range<IN, Op, UNROLL>(in, p.begin, p.end, p.origin, threadIdx.x, BLOCK);
-        v = block_reduce<Op, BLOCK>(v);
-        if (threadIdx.x == 0)
-          block_value = v;
-        __syncthreads();
-        if (warp == 0)
-          finish_piece<Op>(C, p, k, block_value);
-        __syncthreads(); // block_value is reused by the next piece
+    // Short pieces, a warp each; the long ones are listed for the block (their order in the
+    // list does not matter: each is folded and written on its own).
+    for (uint64_t i = warp; i < pieces; i += WARPS) {
+      const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
+      if (p.end - p.begin >= long_piece) {
+        if (lane == 0)
+          block_pieces[atomicAdd(&block_piece_count, 1u)] = i;
+        continue;
       }
-    } else {
-      for (uint64_t i = warp; i < pieces; i += WARPS) {
-        const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
-        T v = fold_range<IN, Op, UNROLL>(in, p.begin, p.end, p.origin, lane, WARP_SIZE);
-        v = warp_reduce<Op>(v);
-        finish_piece<Op>(C, p, k, v);
-      }
+      T v = fold_range<IN, Op, UNROLL>(in, p.begin, p.end, p.origin, lane, WARP_SIZE);
+      v = warp_reduce<Op>(v);
+      finish_piece<Op>(C, p, k, v);
     }
+    __syncthreads(); // the list is complete
+    const unsigned long_pieces = block_piece_count;
+    for (unsigned j = 0; j < long_pieces; ++j) {
+      const piece p = piece_of(S, total, chunk, k, crossing, s_lo, block_pieces[j]);
+      T v = fold_range<IN, Op, UNROLL>(in, p.begin, p.end, p.origin, threadIdx.x, BLOCK);
+      v = block_reduce<Op, BLOCK>(v); // thread 0, lane 0 of warp 0, holds the result
+      if (warp == 0)
+        finish_piece<Op>(C, p, k, v);
+    }
+    __syncthreads(); // everyone has read this chunk's shared values before the next overwrites them
   }
 }
 

@@ -43,6 +43,33 @@ __device__ __forceinline__ typename Op::T fold_over_ty(typename Op::T v, int tx,
   return v;
 }
 
+// Write the finished results of VEC neighbouring columns: as 16-byte stores when they fill
+// whole 16-byte words and dst is aligned (a warp's scalar stores would each touch 32 sectors,
+// as many as its loads move data), else one by one.
+template <class Op, int VEC>
+__device__ __forceinline__ void store_results(typename Op::Out *dst, const typename Op::T (&v)[VEC],
+                                              uint64_t n) {
+  using Out = typename Op::Out;
+  constexpr int BYTES = VEC * (int)sizeof(Out);
+  if constexpr (BYTES % 16 == 0) {
+    if (reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
+      Out r[VEC];
+#pragma unroll
+      for (int c = 0; c < VEC; ++c)
+        r[c] = Op::finish(v[c], n);
+      int4 w[BYTES / 16];
+      memcpy(w, r, BYTES);
+#pragma unroll
+      for (int k = 0; k < BYTES / 16; ++k)
+        reinterpret_cast<int4 *>(dst)[k] = w[k];
+      return;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    dst[c] = Op::finish(v[c], n);
+}
+
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
     reduce_cols(const storage_t<IN> *__restrict__ in, cols_layout L,
@@ -86,9 +113,7 @@ __global__ void __launch_bounds__(BLOCK)
 
   if (gridDim.y == 1) {
     if (ty == 0 && has_col)
-#pragma unroll
-      for (int c = 0; c < VEC; ++c)
-        out[col + c] = Op::finish(acc_c[c], L.rows);
+      store_results<Op, VEC>(out + col, acc_c, L.rows);
     return;
   }
 
@@ -109,22 +134,34 @@ __global__ void __launch_bounds__(BLOCK)
   if (!is_last)
     return;
 
-  // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order.
+  // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
+  // BATCH slices are issued before any is folded: with hundreds of slices, one L2 round trip
+  // per slice would make this block the kernel's long tail.
+  constexpr int BATCH = VEC >= 16 ? 1 : 16 / VEC; // 16 partials in flight per thread
 #pragma unroll
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = Op::identity();
   if (has_col)
-    for (unsigned q = ty; q < gridDim.y; q += TY)
+    for (unsigned q = ty; q < gridDim.y; q += TY * BATCH) {
+      T p[BATCH][VEC];
 #pragma unroll
-      for (int c = 0; c < VEC; ++c)
-        acc_c[c] = Op::combine(acc_c[c], load_cg(&partials[q * L.cols + col + c]));
+      for (int b = 0; b < BATCH; ++b)
+        if (q + b * TY < gridDim.y)
+#pragma unroll
+          for (int c = 0; c < VEC; ++c)
+            p[b][c] = load_cg(&partials[(q + b * TY) * L.cols + col + c]);
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b)
+        if (q + b * TY < gridDim.y)
+#pragma unroll
+          for (int c = 0; c < VEC; ++c)
+            acc_c[c] = Op::combine(acc_c[c], p[b][c]);
+    }
 #pragma unroll
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = fold_over_ty<Op, BLOCK>(acc_c[c], tx, ty, TX);
   if (ty == 0 && has_col)
-#pragma unroll
-    for (int c = 0; c < VEC; ++c)
-      out[col + c] = Op::finish(acc_c[c], L.rows);
+    store_results<Op, VEC>(out + col, acc_c, L.rows);
   if (threadIdx.x == 0)
     tickets[blockIdx.x] = 0u; // every slice has counted: ready for the next launch
 }
