@@ -11,7 +11,7 @@
 //     writer then takes a ticket from the counter of the segment's first chunk; the one that
 //     takes the last ticket combines the partials in chunk order and writes the result, and
 //     resets the counter for the next launch. No block ever waits for another.
-// A piece of at least 1/8 of the chunk (there are at most 8) is folded by the whole block; the
+// A piece of more than 1/8 of the chunk (there are at most 7) is folded by the whole block; the
 // other pieces by one warp each, warp w taking the short pieces w, w + WARPS, ... . So a chunk
 // inside one long row is one block-wide fold, and a chunk of many short segments keeps every
 // warp busy, also when one of its pieces is long (which a single warp would take ~30 round
@@ -39,8 +39,9 @@ struct segment_layout {
   uint64_t cols, ld;
 };
 
-// A piece of at least 1/CHUNK_BLOCK_PIECES of its chunk is folded by the whole block; a chunk
-// holds at most this many of them.
+// A piece of more than 1/CHUNK_BLOCK_PIECES of its chunk is folded by the whole block (a chunk
+// holds fewer than CHUNK_BLOCK_PIECES of them); shorter ones by a warp each, so that rows of
+// exactly 1/8 of a chunk go to the 8 warps side by side, not to 8 block-wide folds in a row.
 constexpr int64_t CHUNK_BLOCK_PIECES = 8;
 
 // Start of segment s in the end-to-end sequence (s may be count: the end).
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(BLOCK)
   __shared__ uint64_t s_lo_shared, s_hi_shared;
   __shared__ uint64_t block_pieces[CHUNK_BLOCK_PIECES]; // this chunk's long pieces
   __shared__ unsigned block_piece_count;
-  const int64_t long_piece = (chunk + CHUNK_BLOCK_PIECES - 1) / CHUNK_BLOCK_PIECES;
+  const int64_t long_piece = chunk / CHUNK_BLOCK_PIECES; // a piece longer than this
   for (int64_t k = blockIdx.x; k < chunks; k += gridDim.x) {
     const int64_t cb = k * chunk;
     if (warp == 0) {
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(BLOCK)
     // list does not matter: each is folded and written on its own).
     for (uint64_t i = warp; i < pieces; i += WARPS) {
       const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
-      if (p.end - p.begin >= long_piece) {
+      if (p.end - p.begin > long_piece) {
         if (lane == 0)
           block_pieces[atomicAdd(&block_piece_count, 1u)] = i;
         continue;
