@@ -39,7 +39,9 @@
 #define CR_ROWS_UNROLL 8
 #endif
 
-/* Measured on an H100 (docs/rows.md): 256 KiB chunks against 64 KiB took long rows from 0.86 to
+/* Measured on an H100 (bench/results/NVIDIA_H100_80GB_HBM3/tuning/, docs/rows.md): 8 vectors in
+   flight per lane of the lane-group kernel instead of 4 was slower (1048576x32 f32 rows 0.63
+   against 0.89 of the roofline). 256 KiB chunks against 64 KiB took long rows from 0.86 to
    0.96 of the roofline (f32 1024x65536) and 0.77 to 0.90 (bf16), and the segment mix from 0.75
    to 0.82 (f32); lane groups up to 32 KiB rows changed nothing measurable; 8 rows per column
    thread instead of 32 was slower. 4 rows in flight per column thread instead of 8 was faster
