@@ -11,9 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "../src/common/combos.h"
-#include "gpu_util.h"
-#include "result_check.h"
+#include "per_op_test.h"
 
 typedef struct shape {
   uint64_t rows, cols, ld_extra; /* ld = cols + ld_extra */
@@ -34,7 +32,6 @@ static void *g_in, *g_out;
 static unsigned char *g_host, *g_got, *g_again, *g_want, *g_gather;
 static int64_t *g_offsets, *g_d_offsets;
 static uint64_t g_max_n;
-static cureduce_op g_op;
 
 enum { ROWS, COLS, SEGMENTS };
 static const char *KIND_NAME[] = {"rows", "cols", "segments"};
@@ -144,7 +141,6 @@ static uint64_t make_segments(uint64_t *rng, uint64_t budget, uint64_t base) {
   return count;
 }
 
-
 static void patterns(int kind, const combo *c, const shape *s, uint64_t segments,
                      uint64_t elements, uint64_t *rng) {
   const int floats = tu_is_float(c->in) || tu_is_float(c->acc);
@@ -196,14 +192,6 @@ static void run_combo(const combo *c) {
   }
 }
 
-#define CR_TEST_FN(IN, ACC)                                                                     \
-  static void IN##_acc_##ACC##_should_match_cpu(void **state) {                                 \
-    (void)state;                                                                                \
-    const combo c = {g_op, CUREDUCE_##IN, CUREDUCE_##ACC};                                      \
-    run_combo(&c);                                                                              \
-  }
-CUREDUCE_FOR_EACH_PAIR(CR_TEST_FN)
-
 static int setup(void **state) {
   (void)state;
   const char *cap = getenv("CUREDUCE_TEST_MAX_N");
@@ -232,14 +220,4 @@ static int teardown(void **state) {
   return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
 }
 
-int main(int argc, char **argv) {
-  if (argc != 2 || cureduce_op_from_name(argv[1], &g_op) != CUREDUCE_SUCCESS) {
-    fprintf(stderr, "usage: %s OP (sum, min, max, absmax, sumsq, argmin, argmax, mean)\n", argv[0]);
-    return 2;
-  }
-  gpu_require_device();
-  (void)tu_seed();
-#define CR_ENTRY(IN, ACC) cmocka_unit_test(IN##_acc_##ACC##_should_match_cpu),
-  const struct CMUnitTest tests[] = {CUREDUCE_FOR_EACH_PAIR(CR_ENTRY)};
-  return cmocka_run_group_tests_name(argv[1], tests, setup, teardown);
-}
+int main(int argc, char **argv) { return run_per_op_tests(argc, argv, setup, teardown); }

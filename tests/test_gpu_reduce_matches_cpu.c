@@ -10,9 +10,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "../src/common/combos.h"
-#include "gpu_util.h"
-#include "result_check.h"
+#include "per_op_test.h"
 
 static const uint64_t SIZES[] = {0,     1,     2,      15,      16,      17,       31,      32,
                                  33,    255,   256,    257,     1023,    1025,     4095,    4097,
@@ -83,17 +81,6 @@ static void run_combo(const combo *c) {
   }
 }
 
-/* One test per supported (input, accumulator) pair, for the op named on the command line. */
-static cureduce_op g_op;
-
-#define CR_TEST_FN(IN, ACC)                                                                     \
-  static void IN##_acc_##ACC##_should_match_cpu(void **state) {                                 \
-    (void)state;                                                                                \
-    const combo c = {g_op, CUREDUCE_##IN, CUREDUCE_##ACC};                                      \
-    run_combo(&c);                                                                              \
-  }
-CUREDUCE_FOR_EACH_PAIR(CR_TEST_FN)
-
 static int setup(void **state) {
   (void)state;
   const char *cap = getenv("CUREDUCE_TEST_MAX_N");
@@ -115,14 +102,4 @@ static int teardown(void **state) {
   return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
 }
 
-int main(int argc, char **argv) {
-  if (argc != 2 || cureduce_op_from_name(argv[1], &g_op) != CUREDUCE_SUCCESS) {
-    fprintf(stderr, "usage: %s OP (sum, min, max, absmax, sumsq, argmin, argmax, mean)\n", argv[0]);
-    return 2;
-  }
-  gpu_require_device();
-  (void)tu_seed();
-#define CR_ENTRY(IN, ACC) cmocka_unit_test(IN##_acc_##ACC##_should_match_cpu),
-  const struct CMUnitTest tests[] = {CUREDUCE_FOR_EACH_PAIR(CR_ENTRY)};
-  return cmocka_run_group_tests_name(argv[1], tests, setup, teardown);
-}
+int main(int argc, char **argv) { return run_per_op_tests(argc, argv, setup, teardown); }
