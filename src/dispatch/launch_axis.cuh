@@ -9,6 +9,7 @@
 #include "../kernels/reduce_rows_lanes.cuh"
 #include "axis_tuning.h"
 #include "dispatch.h"
+#include "launch_status.cuh"
 
 #include <atomic>
 #include <cuda_runtime.h>
@@ -78,49 +79,41 @@ cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint
       static_cast<const storage_t<IN> *>(a.in), S, CR_CHUNK_MIN_BYTES / ELEM, CR_MAX_CHUNKS, slots,
       slots + CR_MAX_CHUNKS, reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
       static_cast<typename Op::Out *>(a.out));
-  return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+  return launch_status();
 }
 
 // Rows: lane groups up to CR_ROWS_LANES_MAX_BYTES, the chunked kernel for longer ones.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
-  if constexpr (!offered<OP, ACC>()) {
-    return CUREDUCE_ERROR_UNSUPPORTED;
-  } else {
-    using Op = op<OP, acc<ACC>>;
-    constexpr uint64_t ELEM = sizeof(storage_t<IN>);
-    if (cols * ELEM <= CR_ROWS_LANES_MAX_BYTES) {
-      const uint64_t vectors = div_up(cols * ELEM, 16);
-      uint64_t group = pow2_ceil(div_up(vectors, CR_ROWS_UNROLL));
-      group = group < 2 && vectors >= 2 ? 2 : group > 32 ? 32 : group;
-      const uint64_t warps = div_up(rows, 32 / group);
-      const uint64_t blocks = div_up(warps, CR_AXIS_BLOCK / 32);
-      const unsigned grid = (unsigned)(blocks < CR_ROWS_LANES_MAX_BLOCKS ? blocks : CR_ROWS_LANES_MAX_BLOCKS);
-      reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
-          static_cast<const storage_t<IN> *>(a.in), rows, cols, ld, (int)group,
-          static_cast<typename Op::Out *>(a.out));
-      return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
-    }
-    // The same chunk arithmetic as the kernel, for the grid only.
-    const uint64_t total = rows * cols, min_chunk = CR_CHUNK_MIN_BYTES / ELEM;
-    const uint64_t per = div_up(total, CR_MAX_CHUNKS);
-    const uint64_t chunk = div_up(per > min_chunk ? per : min_chunk, min_chunk) * min_chunk;
-    const uint64_t chunks = div_up(total, chunk);
-    const segment_layout S{nullptr, rows, cols, ld};
-    return launch_chunked<IN, ACC, OP>(a, S, chunks);
+  using Op = op<OP, acc<ACC>>;
+  constexpr uint64_t ELEM = sizeof(storage_t<IN>);
+  if (cols * ELEM <= CR_ROWS_LANES_MAX_BYTES) {
+    const uint64_t vectors = div_up(cols * ELEM, 16);
+    uint64_t group = pow2_ceil(div_up(vectors, CR_ROWS_UNROLL));
+    group = group < 2 && vectors >= 2 ? 2 : group > 32 ? 32 : group;
+    const uint64_t warps = div_up(rows, 32 / group);
+    const uint64_t blocks = div_up(warps, CR_AXIS_BLOCK / 32);
+    const unsigned grid = (unsigned)(blocks < CR_ROWS_LANES_MAX_BLOCKS ? blocks : CR_ROWS_LANES_MAX_BLOCKS);
+    reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
+        static_cast<const storage_t<IN> *>(a.in), rows, cols, ld, (int)group,
+        static_cast<typename Op::Out *>(a.out));
+    return launch_status();
   }
+  // The same chunk arithmetic as the kernel, for the grid only.
+  const uint64_t total = rows * cols, min_chunk = CR_CHUNK_MIN_BYTES / ELEM;
+  const uint64_t per = div_up(total, CR_MAX_CHUNKS);
+  const uint64_t chunk = div_up(per > min_chunk ? per : min_chunk, min_chunk) * min_chunk;
+  const uint64_t chunks = div_up(total, chunk);
+  const segment_layout S{nullptr, rows, cols, ld};
+  return launch_chunked<IN, ACC, OP>(a, S, chunks);
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_t *offsets) {
-  if constexpr (!offered<OP, ACC>()) {
-    return CUREDUCE_ERROR_UNSUPPORTED;
-  } else {
-    // The total length is on the device: a full wave of blocks, each takes chunks until none
-    // is left.
-    const segment_layout S{offsets, count, 0, 0};
-    return launch_chunked<IN, ACC, OP>(a, S, 0);
-  }
+  // The total length is on the device: a full wave of blocks, each takes chunks until none
+  // is left.
+  const segment_layout S{offsets, count, 0, 0};
+  return launch_chunked<IN, ACC, OP>(a, S, 0);
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC>
@@ -163,21 +156,17 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
       reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
       static_cast<typename Op::Out *>(a.out));
-  return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+  return launch_status();
 }
 
 // Columns: 16-byte packs of columns when every row allows them, else one column per thread.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
-  if constexpr (!offered<OP, ACC>()) {
-    return CUREDUCE_ERROR_UNSUPPORTED;
-  } else {
-    constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
-    const bool packs = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && (ld * ELEM) % 16 == 0 &&
-                       cols % PACK == 0;
-    return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK>(a, rows, cols, ld)
-                 : launch_cols_vec<IN, ACC, OP, 1>(a, rows, cols, ld);
-  }
+  constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
+  const bool packs = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && (ld * ELEM) % 16 == 0 &&
+                     cols % PACK == 0;
+  return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK>(a, rows, cols, ld)
+               : launch_cols_vec<IN, ACC, OP, 1>(a, rows, cols, ld);
 }
 
 enum axis_kind { AXIS_ROWS, AXIS_COLS, AXIS_SEGMENTS };
@@ -187,12 +176,18 @@ template <cureduce_op OP>
 cureduce_status select_axis(axis_kind kind, cureduce_dtype in, cureduce_dtype acc_dtype,
                             const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld,
                             const int64_t *offsets) {
+// An op that has no meaning in an accumulator (offered<>) is refused here, once, so the launch
+// functions above are only instantiated for pairs they can run.
 #define CR_CASE(IN, ACC)                                                                        \
   if (in == CUREDUCE_##IN && acc_dtype == CUREDUCE_##ACC) {                                     \
-    switch (kind) {                                                                             \
-    case AXIS_ROWS: return launch_rows<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, cols, ld);    \
-    case AXIS_COLS: return launch_cols<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, cols, ld);    \
-    default: return launch_segments<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, offsets);        \
+    if constexpr (!offered<OP, CUREDUCE_##ACC>()) {                                             \
+      return CUREDUCE_ERROR_UNSUPPORTED;                                                        \
+    } else {                                                                                    \
+      switch (kind) {                                                                           \
+      case AXIS_ROWS: return launch_rows<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, cols, ld);  \
+      case AXIS_COLS: return launch_cols<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, cols, ld);  \
+      default: return launch_segments<CUREDUCE_##IN, CUREDUCE_##ACC, OP>(a, rows, offsets);      \
+      }                                                                                         \
     }                                                                                           \
   }
   CUREDUCE_FOR_EACH_PAIR(CR_CASE)

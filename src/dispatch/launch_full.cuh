@@ -6,6 +6,7 @@
 #include "../common/combos.h"
 #include "../kernels/reduce_full_single_pass.cuh"
 #include "dispatch.h"
+#include "launch_status.cuh"
 #include "tuning.h"
 
 #include <cuda_runtime.h>
@@ -68,7 +69,7 @@ cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_w
         static_cast<const storage_t<IN> *>(d_in), L, reinterpret_cast<typename Op::T *>(ws),
         reinterpret_cast<unsigned int *>(ws + full_ticket_offset()),
         static_cast<typename Op::Out *>(d_out));
-    return cudaGetLastError() == cudaSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+    return launch_status();
   }
 }
 
