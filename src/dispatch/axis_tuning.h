@@ -19,7 +19,15 @@
    instruction of the group reads whole 32-byte sectors) and at most 32; each lane keeps
    CR_ROWS_UNROLL vectors in flight. */
 #define CR_ROWS_UNROLL 4
-/* Grid cap of the lane-group kernel (it loops beyond). */
+/* Rows of at most CR_ROWS_SHORT_MAX_VECTORS (at most 32) whole 16-byte vectors, every row
+   16-byte aligned, go to reduce_rows_short.cuh instead (one vector per lane,
+   CR_ROWS_SHORT_UNROLL rows in flight per lane). Measured on an H100
+   (tuning/axis_e_rows_short{0,8,32}): up to 8 vectors (128-byte rows) took bf16 1048576x32
+   rows from 0.55 to 0.82 of the roofline and f32 from 0.89 to 0.93; up to 32 vectors made
+   65536x128 rows slower (f32 0.76 -> 0.70, bf16 0.86 -> 0.60). */
+#define CR_ROWS_SHORT_MAX_VECTORS 8
+#define CR_ROWS_SHORT_UNROLL 8
+/* Grid cap of the lane-group and short-row kernels (they loop beyond). */
 #define CR_ROWS_LANES_MAX_BLOCKS 8192
 
 /* Chunked kernel (long rows, segments): chunks are at least CR_CHUNK_MIN_BYTES, and there are
@@ -58,6 +66,18 @@
    threads. */
 #define CR_COLS_TARGET_BLOCKS 1024
 #define CR_COLS_MAX_TX 32
+
+#if CUREDUCE_TUNING_VARIANT == 99
+/* Tuning build: CR_ROWS_SHORT_MAX_VECTORS comes from the environment (same name), so one build
+   can measure several values; never the library's release value. */
+#include <stdlib.h>
+static inline unsigned long cr_tuning_env(const char *name, unsigned long fallback) {
+  const char *v = getenv(name);
+  return v && *v ? strtoul(v, NULL, 10) : fallback;
+}
+#undef CR_ROWS_SHORT_MAX_VECTORS
+#define CR_ROWS_SHORT_MAX_VECTORS cr_tuning_env("CR_ROWS_SHORT_MAX_VECTORS", 8)
+#endif
 
 /* Workspace of the axis kernels: partial slots (16 bytes each: the widest partial) and
    tickets. The chunked kernel uses 2 * CR_MAX_CHUNKS slots and CR_MAX_CHUNKS tickets; the

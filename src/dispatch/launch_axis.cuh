@@ -7,6 +7,7 @@
 #include "../kernels/reduce_chunked.cuh"
 #include "../kernels/reduce_cols.cuh"
 #include "../kernels/reduce_rows_lanes.cuh"
+#include "../kernels/reduce_rows_short.cuh"
 #include "axis_tuning.h"
 #include "dispatch.h"
 #include "launch_status.cuh"
@@ -47,7 +48,9 @@ struct axis_call {
 // one full wave matters: these kernels use 48 to 64 registers a thread, so 4 to 5 blocks fit on
 // an SM, and a fixed grid of 1024 blocks left its last ~40% running as a second, mostly empty
 // wave (measured with ncu on an H100: 48% achieved occupancy for the segment mix).
-template <int BLOCK, class Kernel> unsigned resident_blocks(Kernel kernel, unsigned fallback) {
+// (A template on the kernel itself: kernels of the same signature, such as the f32 SUM and
+// SUMSQ instantiations, may differ in registers and so in blocks per SM.)
+template <int BLOCK, auto KERNEL> unsigned resident_blocks(unsigned fallback) {
   static std::atomic<unsigned> cached[64]; // by device ordinal; 0: not looked up yet
   int dev = 0, sms = 0, per_sm = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
@@ -55,7 +58,7 @@ template <int BLOCK, class Kernel> unsigned resident_blocks(Kernel kernel, unsig
   if (const unsigned known = cached[dev].load(std::memory_order_relaxed))
     return known;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, KERNEL, BLOCK, 0) != cudaSuccess ||
       sms < 1 || per_sm < 1)
     return fallback;
   cached[dev].store((unsigned)(sms * per_sm), std::memory_order_relaxed);
@@ -70,8 +73,8 @@ cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
   static_assert(2 * CR_MAX_CHUNKS <= CR_AXIS_PARTIAL_SLOTS && CR_MAX_CHUNKS <= CR_AXIS_TICKETS,
                 "axis workspace too small for the chunked kernel");
-  const auto kernel = reduce_chunked<IN, ACC, OP, CR_AXIS_BLOCK, CR_CHUNK_UNROLL>;
-  const unsigned wave = resident_blocks<CR_AXIS_BLOCK>(kernel, CR_CHUNK_GRID);
+  constexpr auto kernel = reduce_chunked<IN, ACC, OP, CR_AXIS_BLOCK, CR_CHUNK_UNROLL>;
+  const unsigned wave = resident_blocks<CR_AXIS_BLOCK, kernel>(CR_CHUNK_GRID);
   const unsigned grid = chunks > 0 && chunks < wave ? (unsigned)chunks : wave;
   constexpr int64_t ELEM = sizeof(storage_t<IN>);
   auto *slots = reinterpret_cast<typename Op::T *>(a.workspace);
@@ -82,11 +85,24 @@ cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint
   return launch_status();
 }
 
-// Rows: lane groups up to CR_ROWS_LANES_MAX_BYTES, the chunked kernel for longer ones.
+// Rows: one vector per lane for short aligned rows, lane groups up to CR_ROWS_LANES_MAX_BYTES,
+// the chunked kernel for longer ones.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = op<OP, acc<ACC>>;
-  constexpr uint64_t ELEM = sizeof(storage_t<IN>);
+  constexpr uint64_t ELEM = sizeof(storage_t<IN>), N = 16 / ELEM;
+  if (reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && (ld * ELEM) % 16 == 0 && cols % N == 0 &&
+      cols >= N && cols / N <= CR_ROWS_SHORT_MAX_VECTORS && cols / N <= 32) {
+    // Whole aligned vectors, a few a row: one vector per lane (reduce_rows_short.cuh).
+    const uint64_t group = pow2_ceil(cols / N);
+    const uint64_t warps = div_up(rows, (32 / group) * CR_ROWS_SHORT_UNROLL);
+    const uint64_t blocks = div_up(warps, CR_AXIS_BLOCK / 32);
+    const unsigned grid = (unsigned)(blocks < CR_ROWS_LANES_MAX_BLOCKS ? blocks : CR_ROWS_LANES_MAX_BLOCKS);
+    reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_SHORT_UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
+        static_cast<const storage_t<IN> *>(a.in), rows, cols, ld, (int)group,
+        static_cast<typename Op::Out *>(a.out));
+    return launch_status();
+  }
   if (cols * ELEM <= CR_ROWS_LANES_MAX_BYTES) {
     const uint64_t vectors = div_up(cols * ELEM, 16);
     uint64_t group = pow2_ceil(div_up(vectors, CR_ROWS_UNROLL));

@@ -8,15 +8,15 @@
 //
 // Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
 // Each slice writes its column values to the partials; the last block of a column tile (a
-// device-scope ticket per tile) folds the slices in slice order and writes the result, and
-// resets the ticket. Slice count and tile shape depend only on the matrix shape, so the order
-// of combination, and the bits, do not depend on the GPU.
+// device-scope ticket per tile, block_ticket.cuh) folds the slices in slice order and writes
+// the result. Slice count and tile shape depend only on the matrix shape, so the order of
+// combination, and the bits, do not depend on the GPU.
 #pragma once
 
+#include "../device/block_ticket.cuh"
 #include "../device/vector_fold.cuh"
 #include "../device/warp_reduce.cuh"
 
-#include <cuda/atomic>
 #include <stdint.h>
 #include <string.h>
 
@@ -124,14 +124,7 @@ __global__ void __launch_bounds__(BLOCK)
       partials[blockIdx.y * L.cols + col + c] = acc_c[c];
     __threadfence(); // our partials are visible device-wide before the ticket is taken
   }
-  __syncthreads();
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> count(tickets[blockIdx.x]);
-    is_last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.y - 1;
-  }
-  __syncthreads();
-  if (!is_last)
+  if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
     return;
 
   // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
@@ -162,8 +155,6 @@ __global__ void __launch_bounds__(BLOCK)
     acc_c[c] = fold_over_ty<Op, BLOCK>(acc_c[c], tx, ty, TX);
   if (ty == 0 && has_col)
     store_results<Op, VEC>(out + col, acc_c, L.rows);
-  if (threadIdx.x == 0)
-    tickets[blockIdx.x] = 0u; // every slice has counted: ready for the next launch
 }
 
 } // namespace cr

@@ -15,11 +15,11 @@
 #pragma once
 
 #include "../device/block_reduce.cuh"
+#include "../device/block_ticket.cuh"
 #include "../device/dtype_traits.cuh"
 #include "../device/op_traits.cuh"
 #include "../device/vector_fold.cuh"
 
-#include <cuda/atomic>
 #include <stdint.h>
 #include <string.h>
 #include <type_traits>
@@ -101,25 +101,17 @@ __global__ void __launch_bounds__(BLOCK)
     return;
   }
 
-  __shared__ bool is_last;
-  if (tid == 0) {
-    partials[blockIdx.x] = v;
-    // Release our partial, acquire everyone's: the last block sees all partials.
-    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> count(*ticket);
-    is_last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!is_last)
+  if (tid == 0)
+    partials[blockIdx.x] = v; // released by thread 0's ticket
+  if (!block_last_arrival(ticket, gridDim.x))
     return;
 
   v = Op::identity();
   for (unsigned int b = tid; b < gridDim.x; b += BLOCK)
     v = Op::combine(v, load_cg(&partials[b]));
   v = block_reduce<Op, BLOCK>(v);
-  if (tid == 0) {
+  if (tid == 0)
     *out = Op::finish(v, L.n);
-    *ticket = 0u; // ready for the next launch on this stream
-  }
 }
 
 } // namespace cr
