@@ -91,29 +91,27 @@ template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = op<OP, acc<ACC>>;
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), N = 16 / ELEM;
+  // Both warp-based row kernels take (in, rows, cols, ld, group, out) and loop beyond the grid.
+  const auto launch_warps = [&](auto kernel, uint64_t group, uint64_t rows_per_warp) {
+    const uint64_t blocks = div_up(div_up(rows, rows_per_warp), CR_AXIS_BLOCK / 32);
+    const unsigned grid = (unsigned)(blocks < CR_ROWS_LANES_MAX_BLOCKS ? blocks : CR_ROWS_LANES_MAX_BLOCKS);
+    kernel<<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(static_cast<const storage_t<IN> *>(a.in), rows,
+                                                 cols, ld, (int)group,
+                                                 static_cast<typename Op::Out *>(a.out));
+    return launch_status();
+  };
   if (reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && (ld * ELEM) % 16 == 0 && cols % N == 0 &&
       cols >= N && cols / N <= CR_ROWS_SHORT_MAX_VECTORS && cols / N <= 32) {
     // Whole aligned vectors, a few a row: one vector per lane (reduce_rows_short.cuh).
     const uint64_t group = pow2_ceil(cols / N);
-    const uint64_t warps = div_up(rows, (32 / group) * CR_ROWS_SHORT_UNROLL);
-    const uint64_t blocks = div_up(warps, CR_AXIS_BLOCK / 32);
-    const unsigned grid = (unsigned)(blocks < CR_ROWS_LANES_MAX_BLOCKS ? blocks : CR_ROWS_LANES_MAX_BLOCKS);
-    reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_SHORT_UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
-        static_cast<const storage_t<IN> *>(a.in), rows, cols, ld, (int)group,
-        static_cast<typename Op::Out *>(a.out));
-    return launch_status();
+    return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_SHORT_UNROLL>, group,
+                        (32 / group) * CR_ROWS_SHORT_UNROLL);
   }
   if (cols * ELEM <= CR_ROWS_LANES_MAX_BYTES) {
     const uint64_t vectors = div_up(cols * ELEM, 16);
     uint64_t group = pow2_ceil(div_up(vectors, CR_ROWS_UNROLL));
     group = group < 2 && vectors >= 2 ? 2 : group > 32 ? 32 : group;
-    const uint64_t warps = div_up(rows, 32 / group);
-    const uint64_t blocks = div_up(warps, CR_AXIS_BLOCK / 32);
-    const unsigned grid = (unsigned)(blocks < CR_ROWS_LANES_MAX_BLOCKS ? blocks : CR_ROWS_LANES_MAX_BLOCKS);
-    reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
-        static_cast<const storage_t<IN> *>(a.in), rows, cols, ld, (int)group,
-        static_cast<typename Op::Out *>(a.out));
-    return launch_status();
+    return launch_warps(reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL>, group, 32 / group);
   }
   // The same chunk arithmetic as the kernel, for the grid only.
   const uint64_t total = rows * cols, min_chunk = CR_CHUNK_MIN_BYTES / ELEM;
