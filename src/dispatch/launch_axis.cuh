@@ -34,6 +34,14 @@ inline uint64_t pow2_floor(uint64_t x) {
 }
 inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Every row of the matrix starts on a 16-byte boundary and holds whole 16-byte vectors of
+// ELEM-byte elements: the short-row kernel and the column kernel's packs may then load rows as
+// vectors, with no head or tail.
+template <uint64_t ELEM> bool rows_are_vectors(const void *in, uint64_t cols, uint64_t ld) {
+  return reinterpret_cast<uintptr_t>(in) % 16 == 0 && (ld * ELEM) % 16 == 0 &&
+         cols % (16 / ELEM) == 0;
+}
+
 // The arguments every axis launch shares.
 struct axis_call {
   const void *in;
@@ -100,8 +108,8 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
                                                  static_cast<typename Op::Out *>(a.out));
     return launch_status();
   };
-  if (reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && (ld * ELEM) % 16 == 0 && cols % N == 0 &&
-      cols >= N && cols / N <= CR_ROWS_SHORT_MAX_VECTORS && cols / N <= 32) {
+  if (rows_are_vectors<ELEM>(a.in, cols, ld) && cols >= N && cols / N <= CR_ROWS_SHORT_MAX_VECTORS &&
+      cols / N <= 32) {
     // Whole aligned vectors, a few a row: one vector per lane (reduce_rows_short.cuh).
     const uint64_t group = pow2_ceil(cols / N);
     return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_SHORT_UNROLL>, group,
@@ -177,8 +185,7 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
-  const bool packs = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && (ld * ELEM) % 16 == 0 &&
-                     cols % PACK == 0;
+  const bool packs = rows_are_vectors<ELEM>(a.in, cols, ld);
   return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK>(a, rows, cols, ld)
                : launch_cols_vec<IN, ACC, OP, 1>(a, rows, cols, ld);
 }
