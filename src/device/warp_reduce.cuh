@@ -49,4 +49,14 @@ template <class Op, class T> __device__ __forceinline__ T group_reduce(T v, int 
   return v;
 }
 
+// Fold the lanes that are `stride` apart (stride a power of two, at most 32): lane l < stride
+// gets the fold of lanes l, l + stride, l + 2 * stride, ... by the shuffle tree with offsets
+// 16, 8, ... stride. This is how a warp whose lanes hold `stride` different columns folds over
+// its rows. All 32 lanes must call it.
+template <class Op, class T> __device__ __forceinline__ T strided_reduce(T v, int stride) {
+  for (int offset = WARP_SIZE / 2; offset >= stride; offset /= 2)
+    v = Op::combine(v, shfl_down(v, offset));
+  return v;
+}
+
 } // namespace cr

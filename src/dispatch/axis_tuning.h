@@ -66,10 +66,13 @@
    threads. */
 #define CR_COLS_TARGET_BLOCKS 1024
 #define CR_COLS_MAX_TX 32
+/* Threads per block of the column kernel (a power of two, 256 to 1024). */
+#define CR_COLS_BLOCK 256
 
 #if CUREDUCE_TUNING_VARIANT == 99
 /* Tuning build: CR_ROWS_SHORT_MAX_VECTORS comes from the environment (same name), so one build
-   can measure several values; never the library's release value. */
+   can measure several values; the column slicing and unroll likewise. Never the library's
+   release values. */
 #include <stdlib.h>
 static inline unsigned long cr_tuning_env(const char *name, unsigned long fallback) {
   const char *v = getenv(name);
@@ -77,6 +80,14 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 }
 #undef CR_ROWS_SHORT_MAX_VECTORS
 #define CR_ROWS_SHORT_MAX_VECTORS cr_tuning_env("CR_ROWS_SHORT_MAX_VECTORS", 8)
+#undef CR_COLS_MIN_ROWS_PER_THREAD
+#define CR_COLS_MIN_ROWS_PER_THREAD cr_tuning_env("CR_COLS_MIN_ROWS_PER_THREAD", 32)
+#undef CR_COLS_TARGET_BLOCKS
+#define CR_COLS_TARGET_BLOCKS cr_tuning_env("CR_COLS_TARGET_BLOCKS", 1024)
+/* The column unroll and block size are template arguments: unrolls 4 and 8 with blocks of 256
+   and 512 threads are built (1024 measured slower, tuning/axis_h_cols_*), the environment picks one pair (unset: the release values). */
+#define CR_COLS_UNROLL_TUNED(ELEM) cr_tuning_env("CR_COLS_UNROLL", CR_COLS_UNROLL(ELEM))
+#define CR_COLS_BLOCK_TUNED cr_tuning_env("CR_COLS_BLOCK", CR_COLS_BLOCK)
 #endif
 
 /* Workspace of the axis kernels: partial slots (16 bytes each: the widest partial) and

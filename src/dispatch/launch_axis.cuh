@@ -138,7 +138,7 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
   return launch_chunked<IN, ACC, OP>(a, S, 0);
 }
 
-template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC>
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK>
 cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = op<OP, acc<ACC>>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
@@ -146,12 +146,11 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
   // few rows, more columns instead.
   const uint64_t groups = cols / VEC;
   uint64_t tx = pow2_ceil(groups) < CR_COLS_MAX_TX ? pow2_ceil(groups) : CR_COLS_MAX_TX;
-  uint64_t ty = CR_AXIS_BLOCK / tx;
-  constexpr int UNROLL = CR_COLS_UNROLL(sizeof(storage_t<IN>));
+  uint64_t ty = BLOCK / tx;
   const uint64_t ty_rows = pow2_floor(rows / UNROLL > 0 ? rows / UNROLL : 1);
   if (ty > ty_rows) {
     ty = ty_rows;
-    tx = CR_AXIS_BLOCK / ty;
+    tx = BLOCK / ty;
   }
   const uint64_t tiles = div_up(groups, tx);
   // Row slices: enough blocks, each thread still folding a fair number of rows, the partials
@@ -174,7 +173,7 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
 
   const cols_layout L{rows, cols, ld, slice_rows, (int)tx};
   const dim3 grid((unsigned)tiles, (unsigned)slices);
-  reduce_cols<IN, ACC, OP, CR_AXIS_BLOCK, VEC, UNROLL><<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(
+  reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL><<<grid, BLOCK, 0, a.stream>>>(
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
       reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
       static_cast<typename Op::Out *>(a.out));
@@ -185,9 +184,19 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
+  constexpr int UNROLL = CR_COLS_UNROLL(ELEM);
   const bool packs = rows_are_vectors<ELEM>(a.in, cols, ld);
-  return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK>(a, rows, cols, ld)
-               : launch_cols_vec<IN, ACC, OP, 1>(a, rows, cols, ld);
+#if CUREDUCE_TUNING_VARIANT == 99
+  const unsigned long unroll = CR_COLS_UNROLL_TUNED(ELEM), block = CR_COLS_BLOCK_TUNED;
+#define CR_COLS_TRY(U, B)                                                                      \
+  if (unroll == U && block == B)                                                               \
+    return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, U, B>(a, rows, cols, ld)            \
+                 : launch_cols_vec<IN, ACC, OP, 1, U, B>(a, rows, cols, ld);
+  CR_COLS_TRY(4, 256) CR_COLS_TRY(8, 256) CR_COLS_TRY(4, 512) CR_COLS_TRY(8, 512)
+#undef CR_COLS_TRY
+#endif
+  return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, UNROLL, CR_COLS_BLOCK>(a, rows, cols, ld)
+               : launch_cols_vec<IN, ACC, OP, 1, UNROLL, CR_COLS_BLOCK>(a, rows, cols, ld);
 }
 
 enum axis_kind { AXIS_ROWS, AXIS_COLS, AXIS_SEGMENTS };

@@ -4,7 +4,7 @@
 // VEC neighbouring columns (VEC = 16 bytes' worth when every row is 16-byte aligned and cols is
 // a multiple of it, else 1) and folds rows ty, ty + TY, ... of the slice, loading UNROLL rows
 // before folding any; the TX threads of a row step read one contiguous stretch of the row.
-// The TY values of a column then meet in shared memory and are folded in ty order.
+// The TY values of a column then meet in a tree (shuffles, then shared memory).
 //
 // Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
 // Each slice writes its column values to the partials; the last block of a column tile (a
@@ -28,46 +28,103 @@ struct cols_layout {
   int tx;              // threads across the columns of a tile; ty = BLOCK / tx
 };
 
-// Fold over ty in shared memory: thread (tx, 0) gets the fold of v over ty = 0 .. TY - 1 in
-// order. Every thread of the block must call it.
-template <class Op, int BLOCK>
-__device__ __forceinline__ typename Op::T fold_over_ty(typename Op::T v, int tx, int ty, int TX) {
+// Fold over ty: thread (tx, 0) gets, for each of its VEC columns, the fold of the values of
+// ty = 0 .. TY - 1. A tree, in log2(TY) steps: within a warp the lanes of one column are TX
+// apart and meet by shuffles; the warps' results (all threads' when TX >= 32) then meet in
+// shared memory, halving each step. The order is fixed by TX and TY, so by the shape. (A loop
+// in which thread (tx, 0) combined the TY values one after another kept the whole block
+// waiting on one thread: 63 dependent shared loads per column for TY = 64.) Every thread of
+// the block must call it.
+template <class Op, int BLOCK, int VEC>
+__device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
   using T = typename Op::T;
-  __shared__ T column_values[BLOCK];
-  column_values[threadIdx.x] = v;
-  __syncthreads();
-  if (ty == 0)
-    for (int t = 1; t < BLOCK / TX; ++t)
-      v = Op::combine(v, column_values[t * TX + tx]);
-  __syncthreads();
-  return v;
+  // Columns per round through shared memory: at most 16 KiB of slots.
+  constexpr int FIT = 16384 / (BLOCK * (int)sizeof(T));
+  constexpr int G = FIT < 1 ? 1 : FIT < VEC ? FIT : VEC;
+  __shared__ T slots[G][BLOCK];
+  const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+  if (TX < WARP_SIZE)
+#pragma unroll
+    for (int c = 0; c < VEC; ++c)
+      v[c] = strided_reduce<Op>(v[c], TX);
+  // Survivors: lanes < W of each warp; slot warp * W + lane holds column tx = slot % TX.
+  const int W = TX < WARP_SIZE ? TX : WARP_SIZE, M = BLOCK / WARP_SIZE * W;
+  if (M == TX)
+    return; // one row of threads: nothing left to fold
+#pragma unroll
+  for (int c0 = 0; c0 < VEC; c0 += G) {
+    if (lane < W)
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+        slots[g][warp * W + lane] = v[c0 + g];
+    __syncthreads();
+    for (int h = M / 2; h >= TX; h /= 2) {
+      if ((int)threadIdx.x < h)
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+          slots[g][threadIdx.x] = Op::combine(slots[g][threadIdx.x], slots[g][threadIdx.x + h]);
+      __syncthreads();
+    }
+    if ((int)threadIdx.x < TX)
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+        v[c0 + g] = slots[g][threadIdx.x];
+    __syncthreads(); // the slots are written again by the next round or call
+  }
 }
 
-// Write the finished results of VEC neighbouring columns: as 16-byte stores when they fill
-// whole 16-byte words and dst is aligned (a warp's scalar stores would each touch 32 sectors,
-// as many as its loads move data), else one by one.
-template <class Op, int VEC>
-__device__ __forceinline__ void store_results(typename Op::Out *dst, const typename Op::T (&v)[VEC],
-                                              uint64_t n) {
-  using Out = typename Op::Out;
-  constexpr int BYTES = VEC * (int)sizeof(Out);
-  if constexpr (BYTES % 16 == 0) {
-    if (reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
-      Out r[VEC];
+// A thread's VEC neighbouring values move as 16-byte words when they fill whole words and p
+// is 16-byte aligned, else one by one. A warp's scalar accesses at a stride of VEC values would
+// each touch a sector per lane: for the partials, folded by one block at the end, that made
+// the block's L2 traffic VEC times the data and the kernel's tail several microseconds long.
+template <int VEC, class T> __device__ __forceinline__ bool as_words(const T *p) {
+  return (VEC * sizeof(T)) % 16 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+template <int VEC, class T> __device__ __forceinline__ void store_values(T *p, const T (&v)[VEC]) {
+  constexpr int WORDS = VEC * (int)sizeof(T) / 16;
+  if constexpr (WORDS > 0) {
+    if (as_words<VEC>(p)) {
+      int4 w[WORDS];
+      memcpy(w, v, sizeof(w));
 #pragma unroll
-      for (int c = 0; c < VEC; ++c)
-        r[c] = Op::finish(v[c], n);
-      int4 w[BYTES / 16];
-      memcpy(w, r, BYTES);
-#pragma unroll
-      for (int k = 0; k < BYTES / 16; ++k)
-        reinterpret_cast<int4 *>(dst)[k] = w[k];
+      for (int k = 0; k < WORDS; ++k)
+        reinterpret_cast<int4 *>(p)[k] = w[k];
       return;
     }
   }
 #pragma unroll
   for (int c = 0; c < VEC; ++c)
-    dst[c] = Op::finish(v[c], n);
+    p[c] = v[c];
+}
+
+// The same for loads through L2 only (load_cg): partials written by other SMs.
+template <int VEC, class T> __device__ __forceinline__ void load_values_cg(const T *p, T (&v)[VEC]) {
+  constexpr int WORDS = VEC * (int)sizeof(T) / 16;
+  if constexpr (WORDS > 0) {
+    if (as_words<VEC>(p)) {
+      int4 w[WORDS];
+#pragma unroll
+      for (int k = 0; k < WORDS; ++k)
+        w[k] = load_cg(reinterpret_cast<const int4 *>(p) + k);
+      memcpy(v, w, sizeof(w));
+      return;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    v[c] = load_cg(p + c);
+}
+
+// Write the finished results of VEC neighbouring columns.
+template <class Op, int VEC>
+__device__ __forceinline__ void store_results(typename Op::Out *dst, const typename Op::T (&v)[VEC],
+                                              uint64_t n) {
+  typename Op::Out r[VEC];
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    r[c] = Op::finish(v[c], n);
+  store_values(dst, r);
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL>
@@ -93,23 +150,38 @@ __global__ void __launch_bounds__(BLOCK)
     acc_c[c] = Op::identity();
 
   if (has_col) {
-    for (uint64_t r = row_begin + ty; r < row_end; r += (uint64_t)TY * UNROLL) {
-      pack x[UNROLL];
+    // A thread's rows are `step` elements apart. Whole passes load UNROLL rows with no bounds
+    // test between them (the tests kept the loads from being issued back to back); the one
+    // partial pass at the end of the slice tests each row.
+    const uint64_t step = (uint64_t)TY * L.ld;
+    const E *p = in + (row_begin + ty) * L.ld + col;
+    uint64_t r = row_begin + ty;
+    auto fold_pass = [&](const pack (&x)[UNROLL], int valid) {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
-        if (r + (uint64_t)u * TY < row_end)
-          x[u] = *reinterpret_cast<const pack *>(in + (r + (uint64_t)u * TY) * L.ld + col);
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        if (r + (uint64_t)u * TY < row_end)
+        if (u < valid)
 #pragma unroll
           for (int c = 0; c < VEC; ++c)
             acc_c[c] = Op::fold(acc_c[c], widen<IN>(x[u].v[c]), (int64_t)(r + (uint64_t)u * TY));
+    };
+    for (; r + (uint64_t)(UNROLL - 1) * TY < row_end; r += (uint64_t)TY * UNROLL, p += step * UNROLL) {
+      pack x[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        x[u] = *reinterpret_cast<const pack *>(p + u * step);
+      fold_pass(x, UNROLL);
+    }
+    if (r < row_end) {
+      const int valid = (int)((row_end - r + TY - 1) / TY); // 1 .. UNROLL - 1
+      pack x[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (u < valid)
+          x[u] = *reinterpret_cast<const pack *>(p + u * step);
+      fold_pass(x, valid);
     }
   }
-#pragma unroll
-  for (int c = 0; c < VEC; ++c)
-    acc_c[c] = fold_over_ty<Op, BLOCK>(acc_c[c], tx, ty, TX);
+  fold_over_ty<Op, BLOCK, VEC>(acc_c, TX);
 
   if (gridDim.y == 1) {
     if (ty == 0 && has_col)
@@ -119,9 +191,7 @@ __global__ void __launch_bounds__(BLOCK)
 
   // Several slices: publish this slice's values, and let the tile's last block fold them.
   if (ty == 0 && has_col) {
-#pragma unroll
-    for (int c = 0; c < VEC; ++c)
-      partials[blockIdx.y * L.cols + col + c] = acc_c[c];
+    store_values(&partials[blockIdx.y * L.cols + col], acc_c);
     __threadfence(); // our partials are visible device-wide before the ticket is taken
   }
   if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
@@ -140,9 +210,7 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
         if (q + b * TY < gridDim.y)
-#pragma unroll
-          for (int c = 0; c < VEC; ++c)
-            p[b][c] = load_cg(&partials[(q + b * TY) * L.cols + col + c]);
+          load_values_cg(&partials[(q + b * TY) * L.cols + col], p[b]);
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
         if (q + b * TY < gridDim.y)
@@ -150,9 +218,7 @@ __global__ void __launch_bounds__(BLOCK)
           for (int c = 0; c < VEC; ++c)
             acc_c[c] = Op::combine(acc_c[c], p[b][c]);
     }
-#pragma unroll
-  for (int c = 0; c < VEC; ++c)
-    acc_c[c] = fold_over_ty<Op, BLOCK>(acc_c[c], tx, ty, TX);
+  fold_over_ty<Op, BLOCK, VEC>(acc_c, TX);
   if (ty == 0 && has_col)
     store_results<Op, VEC>(out + col, acc_c, L.rows);
 }
