@@ -63,7 +63,10 @@
 /* Columns: CR_COLS_UNROLL (above) is the vectors (rows) per thread in flight, by element size;
    CR_COLS_MIN_ROWS_PER_THREAD the least number of rows a thread folds before the rows are cut
    into more slices; here the number of blocks to aim for and the widest column tile in
-   threads. */
+   threads. Measured again on an H100 after the in-block tree and 16-byte partials
+   (tuning/axis_f_cols_* to axis_i_cols_*): unroll 8 for 2-byte elements, 8 or 16 rows per
+   thread, 2048 or 4096 target blocks and blocks of 512 or 1024 threads were all level or
+   slower; more slices lengthen the last block's fold. */
 #define CR_COLS_TARGET_BLOCKS 1024
 #define CR_COLS_MAX_TX 32
 /* Threads per block of the column kernel (a power of two, 256 to 1024). */
