@@ -87,6 +87,8 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 #define CR_COLS_MIN_ROWS_PER_THREAD cr_tuning_env("CR_COLS_MIN_ROWS_PER_THREAD", 32)
 #undef CR_COLS_TARGET_BLOCKS
 #define CR_COLS_TARGET_BLOCKS cr_tuning_env("CR_COLS_TARGET_BLOCKS", 1024)
+#undef CR_COLS_MAX_TX
+#define CR_COLS_MAX_TX cr_tuning_env("CR_COLS_MAX_TX", 32)
 /* The column unroll and block size are template arguments: unrolls 4 and 8 with blocks of 256
    and 512 threads are built (1024 measured slower, tuning/axis_h_cols_*), the environment picks one pair (unset: the release values). */
 #define CR_COLS_UNROLL_TUNED(ELEM) cr_tuning_env("CR_COLS_UNROLL", CR_COLS_UNROLL(ELEM))
