@@ -74,8 +74,8 @@
 
 #if CUREDUCE_TUNING_VARIANT == 99
 /* Tuning build: CR_ROWS_SHORT_MAX_VECTORS comes from the environment (same name), so one build
-   can measure several values; the column slicing and unroll likewise. Never the library's
-   release values. */
+   can measure several values; the column slicing, tile width, unroll and block size likewise
+   (scripts/gpu-tune). Never the library's release values. */
 #include <stdlib.h>
 static inline unsigned long cr_tuning_env(const char *name, unsigned long fallback) {
   const char *v = getenv(name);
@@ -90,7 +90,8 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 #undef CR_COLS_MAX_TX
 #define CR_COLS_MAX_TX cr_tuning_env("CR_COLS_MAX_TX", 32)
 /* The column unroll and block size are template arguments: unrolls 4 and 8 with blocks of 256
-   and 512 threads are built (1024 measured slower, tuning/axis_h_cols_*), the environment picks one pair (unset: the release values). */
+   and 512 threads are built (1024 measured slower, tuning/axis_h_cols_*); the environment
+   picks one pair (unset: the release values). */
 #define CR_COLS_UNROLL_TUNED(ELEM) cr_tuning_env("CR_COLS_UNROLL", CR_COLS_UNROLL(ELEM))
 #define CR_COLS_BLOCK_TUNED cr_tuning_env("CR_COLS_BLOCK", CR_COLS_BLOCK)
 #endif

@@ -77,14 +77,12 @@ __device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
 // is 16-byte aligned, else one by one. A warp's scalar accesses at a stride of VEC values would
 // each touch a sector per lane: for the partials, folded by one block at the end, that made
 // the block's L2 traffic VEC times the data and the kernel's tail several microseconds long.
-template <int VEC, class T> __device__ __forceinline__ bool as_words(const T *p) {
-  return (VEC * sizeof(T)) % 16 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
+template <int VEC, class T> constexpr bool whole_words = (VEC * sizeof(T)) % 16 == 0;
 
 template <int VEC, class T> __device__ __forceinline__ void store_values(T *p, const T (&v)[VEC]) {
   constexpr int WORDS = VEC * (int)sizeof(T) / 16;
-  if constexpr (WORDS > 0) {
-    if (as_words<VEC>(p)) {
+  if constexpr (whole_words<VEC, T>) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 == 0) {
       int4 w[WORDS];
       memcpy(w, v, sizeof(w));
 #pragma unroll
@@ -101,8 +99,8 @@ template <int VEC, class T> __device__ __forceinline__ void store_values(T *p, c
 // The same for loads through L2 only (load_cg): partials written by other SMs.
 template <int VEC, class T> __device__ __forceinline__ void load_values_cg(const T *p, T (&v)[VEC]) {
   constexpr int WORDS = VEC * (int)sizeof(T) / 16;
-  if constexpr (WORDS > 0) {
-    if (as_words<VEC>(p)) {
+  if constexpr (whole_words<VEC, T>) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 == 0) {
       int4 w[WORDS];
 #pragma unroll
       for (int k = 0; k < WORDS; ++k)
