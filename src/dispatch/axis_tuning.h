@@ -34,6 +34,10 @@
    at most CR_MAX_CHUNKS of them (larger inputs get larger chunks). */
 #define CR_MAX_CHUNKS 8192
 #define CR_CHUNK_UNROLL 4
+/* Inside a chunk, pieces of at most 1/CR_CHUNK_SHORT of it (4 KiB in the smallest chunks: two
+   rounds of 4 vectors a lane) are folded by one warp each; longer ones by every warp over its
+   own contiguous slice of the chunk. */
+#define CR_CHUNK_SHORT 64
 /* The chunked kernel runs one full wave of blocks (the GPU's SMs times the blocks that fit on
    one: its result does not depend on the grid), each taking chunks in a grid-stride loop; this
    is the grid if that cannot be looked up. */

@@ -11,18 +11,24 @@
 //     writer then takes a ticket from the counter of the segment's first chunk; the one that
 //     takes the last ticket combines the partials in chunk order and writes the result, and
 //     resets the counter for the next launch. No block ever waits for another.
-// A piece of more than 1/8 of the chunk (there are at most 7) is folded by the whole block; the
-// other pieces by one warp each, warp w taking the short pieces w, w + WARPS, ... . So a chunk
-// inside one long row is one block-wide fold, and a chunk of many short segments keeps every
-// warp busy, also when one of its pieces is long (which a single warp would take ~30 round
-// trips to read: a per-chunk block/warp choice made such chunks the kernel's tail).
+// Within a chunk:
+//   - a short piece (at most 1/SHORT of the chunk) is folded by one warp, warp w taking the
+//     short pieces w, w + WARPS, ... ;
+//   - the chunk is cut into one equal slice per warp, and each warp folds the parts of the
+//     longer pieces that lie in its slice, keeping one value per piece; after a barrier, a warp
+//     per long piece combines the warps' values in warp order.
+// So every warp reads the same share of the long pieces, and at most one short piece more than
+// another. (With the previous split, a piece of up to 1/8 of the chunk went to one warp, which
+// read up to 32 KiB alone while the other seven waited at a barrier, and longer pieces were
+// folded by the whole block one after another: the segment mix's slowest chunks.)
 //
-// Determinism: chunk size, piece boundaries, and whether a piece is folded by a block or a warp
-// depend only on the segment lengths, never on the grid or the GPU; partials combine in chunk
-// order. So the bits depend only on the input, its alignment and the segment lengths.
+// Determinism: chunk size, slices and piece boundaries, and so which warp folds what, depend
+// only on the segment lengths, never on the grid or the GPU; warps' values combine in warp
+// order and partials in chunk order. So the bits depend only on the input, its alignment and
+// the segment lengths.
 #pragma once
 
-#include "../device/block_reduce.cuh"
+#include "../device/warp_reduce.cuh"
 #include "fold_range.cuh"
 
 #include <cuda/atomic>
@@ -38,11 +44,6 @@ struct segment_layout {
   uint64_t count; // segments
   uint64_t cols, ld;
 };
-
-// A piece of more than 1/CHUNK_BLOCK_PIECES of its chunk is folded by the whole block (a chunk
-// holds fewer than CHUNK_BLOCK_PIECES of them); shorter ones by a warp each, so that rows of
-// exactly 1/8 of a chunk go to the 8 warps side by side, not to 8 block-wide folds in a row.
-constexpr int64_t CHUNK_BLOCK_PIECES = 8;
 
 // Start of segment s in the end-to-end sequence (s may be count: the end).
 __device__ __forceinline__ int64_t seq_begin(const segment_layout &S, uint64_t s) {
@@ -86,6 +87,7 @@ struct piece {
   uint64_t seg;
   int64_t begin, end; // element offsets from `in`
   int64_t origin;     // element offset of the segment's first element (its index 0)
+  int64_t at;         // where the piece starts in the end-to-end sequence
   int role;           // WHOLE, OPENING or CLOSING
 };
 enum { PIECE_WHOLE = 0, PIECE_OPENING = 1, PIECE_CLOSING = 2 };
@@ -110,6 +112,7 @@ __device__ __forceinline__ piece piece_of(const segment_layout &S, int64_t total
   const int64_t from = sb > cb ? sb : cb, to = seq_end < ce ? seq_end : ce;
   p.begin = p.origin + (from - sb);
   p.end = p.origin + (to > from ? to - sb : from - sb);
+  p.at = from;
   p.role = sb < cb ? PIECE_CLOSING : (seq_end > ce ? PIECE_OPENING : PIECE_WHOLE);
   return p;
 }
@@ -153,7 +156,14 @@ __device__ __forceinline__ void finish_piece(const chunk_ctx<Op> &C, const piece
   }
 }
 
-template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
+// Fold in[lo, hi) (element offsets) with one warp; lane 0 gets the value.
+template <cureduce_dtype IN, class Op, int UNROLL>
+__device__ __forceinline__ typename Op::T warp_fold(const storage_t<IN> *__restrict__ in, int64_t lo,
+                                                    int64_t hi, int64_t origin) {
+  return warp_reduce<Op>(fold_range<IN, Op, UNROLL>(in, lo, hi, origin, threadIdx.x % WARP_SIZE, WARP_SIZE));
+}
+
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL, int SHORT>
 __global__ void __launch_bounds__(BLOCK)
     reduce_chunked(const storage_t<IN> *__restrict__ in, segment_layout S, int64_t min_chunk,
                    int64_t max_chunks, typename op<OP, acc<ACC>>::T *__restrict__ opening,
@@ -166,17 +176,22 @@ __global__ void __launch_bounds__(BLOCK)
   const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
 
   // The chunk size depends only on the total: at least min_chunk, and at most max_chunks
-  // chunks (the workspace holds that many partials).
+  // chunks (the workspace holds that many partials). min_chunk is a multiple of WARPS vectors,
+  // so the warps' slices are equal and start on the same 16-byte phase.
   const int64_t total = seq_begin(S, S.count);
   const int64_t per = (total + max_chunks - 1) / max_chunks;
   const int64_t chunk = ((per > min_chunk ? per : min_chunk) + min_chunk - 1) / min_chunk * min_chunk;
   const int64_t chunks = total > 0 ? (total + chunk - 1) / chunk : 1;
+  const int64_t short_max = chunk / SHORT;
+  const int64_t slice_lo = warp * (chunk / WARPS), slice_hi = slice_lo + chunk / WARPS; // this warp's slice
   const chunk_ctx<Op> C{S, total, chunk, opening, closing, counters, out};
 
   __shared__ uint64_t s_lo_shared, s_hi_shared;
-  __shared__ uint64_t block_pieces[CHUNK_BLOCK_PIECES]; // this chunk's long pieces
-  __shared__ unsigned block_piece_count;
-  const int64_t long_piece = chunk / CHUNK_BLOCK_PIECES; // a piece longer than this
+  // The chunk's long pieces (fewer than SHORT: they are disjoint and each longer than
+  // chunk / SHORT), and one value per (long piece, warp).
+  __shared__ piece long_pieces[SHORT];
+  __shared__ unsigned long_count;
+  __shared__ T warp_values[SHORT * WARPS];
   for (int64_t k = blockIdx.x; k < chunks; k += gridDim.x) {
     const int64_t cb = k * chunk;
     if (warp == 0) {
@@ -186,7 +201,7 @@ __global__ void __launch_bounds__(BLOCK)
       if (lane == 0) {
         s_lo_shared = lo < S.count ? lo : S.count;
         s_hi_shared = hi < S.count ? hi : S.count;
-        block_piece_count = 0;
+        long_count = 0;
       }
     }
     __syncthreads();
@@ -195,27 +210,41 @@ __global__ void __launch_bounds__(BLOCK)
     const bool crossing = s_lo > 0 && seq_begin(S, s_lo) > cb;
     const uint64_t pieces = (s_hi - s_lo) + (crossing ? 1 : 0);
 
-    // Short pieces, a warp each; the long ones are listed for the block (their order in the
-    // list does not matter: each is folded and written on its own).
+    // Short pieces, a warp each; the long ones are listed (in any order: each is folded and
+    // written on its own).
     for (uint64_t i = warp; i < pieces; i += WARPS) {
       const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
-      if (p.end - p.begin > long_piece) {
+      if (p.end - p.begin > short_max) {
         if (lane == 0)
-          block_pieces[atomicAdd(&block_piece_count, 1u)] = i;
+          long_pieces[atomicAdd(&long_count, 1u)] = p;
         continue;
       }
-      T v = fold_range<IN, Op, UNROLL>(in, p.begin, p.end, p.origin, lane, WARP_SIZE);
-      v = warp_reduce<Op>(v);
-      finish_piece<Op>(C, p, k, v);
+      finish_piece<Op>(C, p, k, warp_fold<IN, Op, UNROLL>(in, p.begin, p.end, p.origin));
     }
     __syncthreads(); // the list is complete
-    const unsigned long_pieces = block_piece_count;
-    for (unsigned j = 0; j < long_pieces; ++j) {
-      const piece p = piece_of(S, total, chunk, k, crossing, s_lo, block_pieces[j]);
-      T v = fold_range<IN, Op, UNROLL>(in, p.begin, p.end, p.origin, threadIdx.x, BLOCK);
-      v = block_reduce<Op, BLOCK>(v); // thread 0, lane 0 of warp 0, holds the result
-      if (warp == 0)
-        finish_piece<Op>(C, p, k, v);
+    const unsigned long_n = long_count;
+
+    // Long pieces: each warp folds the part of each that lies in its slice of the chunk. Which
+    // warp folds what follows the slices, not the list order, so the bits do not depend on the
+    // order of the list.
+    for (unsigned e = 0; e < long_n; ++e) {
+      const piece &p = long_pieces[e];
+      const int64_t from = p.at - cb;  // where the piece starts within the chunk
+      const int64_t lo = slice_lo > from ? slice_lo : from;
+      const int64_t hi = slice_hi < from + (p.end - p.begin) ? slice_hi : from + (p.end - p.begin);
+      T v = Op::identity();
+      if (lo < hi)
+        v = fold_range<IN, Op, UNROLL>(in, p.begin + (lo - from), p.begin + (hi - from), p.origin, lane, WARP_SIZE);
+      v = warp_reduce<Op>(v);
+      if (lane == 0)
+        warp_values[e * WARPS + warp] = v;
+    }
+    __syncthreads(); // every warp's values are in
+
+    // A warp per long piece: the warps' values in warp order, then the piece's result or partial.
+    for (unsigned e = warp; e < long_n; e += WARPS) {
+      const T a = lane < WARPS ? warp_values[e * WARPS + lane] : Op::identity();
+      finish_piece<Op>(C, long_pieces[e], k, warp_reduce<Op>(a));
     }
     __syncthreads(); // everyone has read this chunk's shared values before the next overwrites them
   }
