@@ -78,8 +78,8 @@
 
 #if CUREDUCE_TUNING_VARIANT == 99
 /* Tuning build: CR_ROWS_SHORT_MAX_VECTORS comes from the environment (same name), so one build
-   can measure several values; the column slicing, tile width, unroll and block size likewise
-   (scripts/gpu-tune). Never the library's release values. */
+   can measure several values; the column slicing, tile width, unroll and block size and the
+   smallest chunk likewise (scripts/gpu-tune). Never the library's release values. */
 #include <stdlib.h>
 static inline unsigned long cr_tuning_env(const char *name, unsigned long fallback) {
   const char *v = getenv(name);
@@ -93,6 +93,10 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 #define CR_COLS_TARGET_BLOCKS cr_tuning_env("CR_COLS_TARGET_BLOCKS", 1024)
 #undef CR_COLS_MAX_TX
 #define CR_COLS_MAX_TX cr_tuning_env("CR_COLS_MAX_TX", 32)
+/* The smallest chunk of the chunked kernel, in bytes (a multiple of 128: whole vectors in each
+   warp's slice). */
+#undef CR_CHUNK_MIN_BYTES
+#define CR_CHUNK_MIN_BYTES cr_tuning_env("CR_CHUNK_MIN_BYTES", 262144)
 /* The column unroll and block size are template arguments: unrolls 4 and 8 with blocks of 256
    and 512 threads are built (1024 measured slower, tuning/axis_h_cols_*); the environment
    picks one pair (unset: the release values). */

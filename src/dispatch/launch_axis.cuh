@@ -81,8 +81,10 @@ cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
   static_assert(2 * CR_MAX_CHUNKS <= CR_AXIS_PARTIAL_SLOTS && CR_MAX_CHUNKS <= CR_AXIS_TICKETS,
                 "axis workspace too small for the chunked kernel");
+#if CUREDUCE_TUNING_VARIANT != 99 // there the value comes from the environment
   static_assert(CR_CHUNK_MIN_BYTES % (16 * (CR_AXIS_BLOCK / 32)) == 0,
                 "a warp's slice of a chunk must be whole 16-byte vectors");
+#endif
   constexpr auto kernel = reduce_chunked<IN, ACC, OP, CR_AXIS_BLOCK, CR_CHUNK_UNROLL, CR_CHUNK_SHORT>;
   const unsigned wave = resident_blocks<CR_AXIS_BLOCK, kernel>(CR_CHUNK_GRID);
   const unsigned grid = chunks > 0 && chunks < wave ? (unsigned)chunks : wave;
