@@ -24,9 +24,12 @@
    CR_ROWS_SHORT_UNROLL rows in flight per lane). Measured on an H100
    (tuning/axis_e_rows_short{0,8,32}): up to 8 vectors (128-byte rows) took bf16 1048576x32
    rows from 0.55 to 0.82 of the roofline and f32 from 0.89 to 0.93; up to 32 vectors made
-   65536x128 rows slower (f32 0.76 -> 0.70, bf16 0.86 -> 0.60). */
+   65536x128 rows slower (f32 0.76 -> 0.70, bf16 0.86 -> 0.60). 4 rows in flight per lane
+   instead of 8 (tuning/rows_k_su{4,8}*, two runs each): bf16 1048576x32 rows 0.84/0.83 ->
+   0.91/0.88, f32 0.92/0.92 -> 0.93/0.95; under Nsight Compute the bf16 kernel went from 116
+   registers (2 blocks per SM) to 64 and from 30.7 to 26.2 us. */
 #define CR_ROWS_SHORT_MAX_VECTORS 8
-#define CR_ROWS_SHORT_UNROLL 8
+#define CR_ROWS_SHORT_UNROLL 4
 /* Grid cap of the lane-group and short-row kernels (they loop beyond). */
 #define CR_ROWS_LANES_MAX_BLOCKS 8192
 

@@ -117,8 +117,11 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
     // Whole aligned vectors, a few a row: one vector per lane (reduce_rows_short.cuh).
     const uint64_t group = pow2_ceil(cols / N);
 #if CUREDUCE_TUNING_VARIANT == 99 // rows in flight per lane from the environment: 4 or 8
-    if (cr_tuning_env("CR_ROWS_SHORT_UNROLL", CR_ROWS_SHORT_UNROLL) == 4)
+    const unsigned long unroll = cr_tuning_env("CR_ROWS_SHORT_UNROLL", CR_ROWS_SHORT_UNROLL);
+    if (unroll == 4)
       return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, 4>, group, (32 / group) * 4);
+    if (unroll == 8)
+      return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, 8>, group, (32 / group) * 8);
 #endif
     return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_SHORT_UNROLL>, group,
                         (32 / group) * CR_ROWS_SHORT_UNROLL);
