@@ -1,6 +1,7 @@
 /* GPU float results are reproducible: the same input gives the same bits on every run, on
  * separate handles and streams, and inside a captured CUDA graph (which also shows the call
- * allocates nothing and never synchronizes). */
+ * allocates nothing and never synchronizes); column sums too, whose row slices meet in
+ * thread-block clusters scheduled wherever the GPU has room. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,12 +134,79 @@ static void results_should_not_depend_on_how_many_sms_are_free(void **state) {
   free(host);
 }
 
+/* Column sums of shapes cut into many row slices (folded in groups: clusters on Hopper, and a
+   last block per column tile): every run, and a run with most SMs busy, gives the same bits. */
+static void column_sums_should_give_identical_bits(void **state) {
+  (void)state;
+  const struct {
+    cureduce_dtype dt;
+    uint64_t rows, cols;
+  } cases[] = {{CUREDUCE_F32, 135000, 1},    {CUREDUCE_BF16, 46000, 3},   {CUREDUCE_F32, 65536, 128},
+               {CUREDUCE_BF16, 65536, 128}, {CUREDUCE_F32, 100003, 40}, {CUREDUCE_BF16, 4096, 4096},
+               {CUREDUCE_F32, 300000, 3}};
+  /* The sanitizer runs cap the elements of a case: the first two still make several groups. */
+  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
+  const uint64_t max_n = cap ? strtoull(cap, NULL, 0) : UINT64_MAX;
+  enum { RUNS = 8 };
+  uint64_t rng = tu_seed() + 3;
+  const size_t max_elems = 16777216;
+  float *host = (float *)malloc(max_elems * sizeof(float));
+  void *d_in;
+  float *d_out;
+  CUDA_OK(cudaMalloc(&d_in, max_elems * sizeof(float)));
+  CUDA_OK(cudaMalloc((void **)&d_out, (RUNS + 1) * 4096 * sizeof(float)));
+  cureduce_handle h;
+  assert_int_equal(cureduce_create(&h), 0);
+  int sms = 0, dev = 0;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  cudaStream_t busy, work;
+  CUDA_OK(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking));
+  CUDA_OK(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking));
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const uint64_t rows = cases[k].rows, cols = cases[k].cols, n = rows * cols;
+    if (n > max_n && k >= 2)
+      continue;
+    tu_fill(cases[k].dt, host, n, TU_RANDOM, 0, &rng);
+    CUDA_OK(cudaMemcpy(d_in, host, n * cureduce_dtype_size(cases[k].dt), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(d_out, 0xff, (RUNS + 1) * 4096 * sizeof(float))); /* NaN poison */
+    for (int r = 0; r < RUNS; ++r)
+      assert_int_equal(cureduce_reduce_cols(h, CUREDUCE_SUM, cases[k].dt, d_in, rows, cols, cols,
+                                            CUREDUCE_F32, d_out + r * 4096, work),
+                       0);
+    hog<<<(unsigned)(sms - 4), 1024, 0, busy>>>(20000000); /* all but 4 SMs, ~10 ms */
+    CUDA_OK(cudaGetLastError());
+    assert_int_equal(cureduce_reduce_cols(h, CUREDUCE_SUM, cases[k].dt, d_in, rows, cols, cols,
+                                          CUREDUCE_F32, d_out + RUNS * 4096, work),
+                     0);
+    CUDA_OK(cudaDeviceSynchronize());
+    float *got = (float *)malloc((RUNS + 1) * 4096 * sizeof(float));
+    CUDA_OK(cudaMemcpy(got, d_out, (RUNS + 1) * 4096 * sizeof(float), cudaMemcpyDeviceToHost));
+    if (got[0] != got[0])
+      fail_msg("%s %llux%llu columns: column 0 was not written", cureduce_dtype_name(cases[k].dt),
+               (unsigned long long)rows, (unsigned long long)cols);
+    for (int r = 1; r <= RUNS; ++r)
+      if (memcmp(got + r * 4096, got, cols * sizeof(float)) != 0)
+        fail_msg("%s %llux%llu columns: run %d%s differs from run 0", cureduce_dtype_name(cases[k].dt),
+                 (unsigned long long)rows, (unsigned long long)cols, r,
+                 r == RUNS ? " (most SMs busy)" : "");
+    free(got);
+  }
+  CUDA_OK(cudaStreamDestroy(busy));
+  CUDA_OK(cudaStreamDestroy(work));
+  assert_int_equal(cureduce_destroy(h), 0);
+  CUDA_OK(cudaFree(d_in));
+  CUDA_OK(cudaFree(d_out));
+  free(host);
+}
+
 int main(void) {
   gpu_require_device();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(repeated_runs_should_give_identical_bits),
       cmocka_unit_test(a_captured_graph_should_replay_the_same_result),
       cmocka_unit_test(results_should_not_depend_on_how_many_sms_are_free),
+      cmocka_unit_test(column_sums_should_give_identical_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
