@@ -1,7 +1,7 @@
 /* GPU float results are reproducible: the same input gives the same bits on every run, on
  * separate handles and streams, and inside a captured CUDA graph (which also shows the call
- * allocates nothing and never synchronizes); column sums too, whose row slices meet in
- * thread-block clusters scheduled wherever the GPU has room. */
+ * allocates nothing and never synchronizes); column sums too, whose row slices are folded
+ * by whichever block of a column tile arrives last. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,8 +134,9 @@ static void results_should_not_depend_on_how_many_sms_are_free(void **state) {
   free(host);
 }
 
-/* Column sums of shapes cut into many row slices (folded in groups: clusters on Hopper, and a
-   last block per column tile): every run, and a run with most SMs busy, gives the same bits. */
+/* Column sums of shapes cut into many row slices (folded by the last block of each column
+   tile to arrive, which differs from run to run): every run, and a run with most SMs busy,
+   gives the same bits. */
 static void column_sums_should_give_identical_bits(void **state) {
   (void)state;
   const struct {
@@ -144,7 +145,7 @@ static void column_sums_should_give_identical_bits(void **state) {
   } cases[] = {{CUREDUCE_F32, 135000, 1},    {CUREDUCE_BF16, 46000, 3},   {CUREDUCE_F32, 65536, 128},
                {CUREDUCE_BF16, 65536, 128}, {CUREDUCE_F32, 100003, 40}, {CUREDUCE_BF16, 4096, 4096},
                {CUREDUCE_F32, 300000, 3}};
-  /* The sanitizer runs cap the elements of a case: the first two still make several groups. */
+  /* The sanitizer runs cap the elements of a case: the first two are still cut into several slices. */
   const char *cap = getenv("CUREDUCE_TEST_MAX_N");
   const uint64_t max_n = cap ? strtoull(cap, NULL, 0) : UINT64_MAX;
   enum { RUNS = 8 };

@@ -78,14 +78,6 @@
 #define CR_COLS_MAX_TX 32
 /* Threads per block of the column kernel (a power of two, 256 to 1024). */
 #define CR_COLS_BLOCK 256
-/* Row slices of a column tile are folded in groups of this many consecutive slices (at most 8,
-   the portable cluster size): on Hopper a group is a thread-block cluster whose blocks meet
-   through distributed shared memory, so the tile's last block folds slices / CR_COLS_GROUP
-   partials. 1: no groups. */
-#define CR_COLS_GROUP 8
-/* Whether the column kernel may launch clusters where the GPU has them (the bits do not
-   depend on it: without clusters the last block folds each group in the same order). */
-#define CR_COLS_CLUSTERS 1
 
 #if CUREDUCE_TUNING_VARIANT == 99
 /* Tuning build: CR_ROWS_SHORT_MAX_VECTORS comes from the environment (same name), so one build
@@ -113,10 +105,6 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
    picks one pair (unset: the release values). */
 #define CR_COLS_UNROLL_TUNED(ELEM) cr_tuning_env("CR_COLS_UNROLL", CR_COLS_UNROLL(ELEM))
 #define CR_COLS_BLOCK_TUNED cr_tuning_env("CR_COLS_BLOCK", CR_COLS_BLOCK)
-#undef CR_COLS_GROUP
-#define CR_COLS_GROUP cr_tuning_env("CR_COLS_GROUP", 8)
-#undef CR_COLS_CLUSTERS
-#define CR_COLS_CLUSTERS cr_tuning_env("CR_COLS_CLUSTERS", 1)
 #endif
 
 /* Workspace of the axis kernels: partial slots (16 bytes each: the widest partial) and

@@ -73,21 +73,6 @@ template <int BLOCK, auto KERNEL> unsigned resident_blocks(unsigned fallback) {
   return (unsigned)(sms * per_sm);
 }
 
-// Whether the current GPU launches thread-block clusters (Hopper and later), looked up once per
-// device.
-inline bool clusters_supported() {
-  static std::atomic<int> cached[64]; // by device ordinal; 0: not looked up, 1: no, 2: yes
-  int dev = 0, yes = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-    return false;
-  if (const int known = cached[dev].load(std::memory_order_relaxed))
-    return known == 2;
-  if (cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, dev) != cudaSuccess)
-    return false;
-  cached[dev].store(yes ? 2 : 1, std::memory_order_relaxed);
-  return yes != 0;
-}
-
 // The chunked kernel over at most `chunks` chunks (0: not known on the host), one block per
 // chunk up to one full wave of the GPU.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
@@ -164,16 +149,6 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
   return launch_chunked<IN, ACC, OP>(a, S, 0);
 }
 
-// Blocks per SM the compiler must make room for (__launch_bounds__; 0: ptxas decides). The
-// group fold took the f16 and bf16 pack kernels from 44 to 48 registers a thread to 54 to 58,
-// from 5 blocks of 256 threads per SM to 4; held to 5 blocks they fit in 48 again with no
-// spills. Elsewhere a bound spilled (f32 packs 12 bytes, wider accumulators far more) or
-// changed nothing: ptxas keeps those at 64 or fewer registers (4 blocks) where it can.
-template <cureduce_dtype IN, class T, int VEC, int BLOCK> constexpr int cols_min_blocks() {
-  constexpr bool narrow = VEC > 1 && sizeof(storage_t<IN>) == 2 && sizeof(T) <= 4;
-  return narrow ? 5 * 256 / BLOCK : 0;
-}
-
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK>
 cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = op<OP, acc<ACC>>;
@@ -198,50 +173,21 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
     slices = by_rows;
   if (slices > by_slots)
     slices = by_slots;
-  if (slices > 65535 - 8)
-    slices = 65535 - 8; // room to pad to whole groups
+  if (slices > 65535)
+    slices = 65535;
   if (slices < 1 || tiles > CR_AXIS_TICKETS)
     slices = 1;
   const uint64_t slice_rows = div_up(rows, slices);
   slices = div_up(rows, slice_rows);
-  // Groups of CR_COLS_GROUP slices (at most 8: a portable cluster), padded with empty slices
-  // to whole groups where the partials still fit.
-  uint64_t group = tx <= (uint64_t)COLS_GROUP_SLOTS ? CR_COLS_GROUP : 1;
-  if (group > 8)
-    group = 8;
-  if (group > slices)
-    group = slices;
-  if (group < 1 || div_up(slices, group) * group > by_slots)
-    group = 1;
-  slices = div_up(slices, group) * group;
   if (tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
-  const cols_layout L{rows, cols, ld, slice_rows, (int)tx, (unsigned)group};
-  constexpr auto kernel =
-      reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, cols_min_blocks<IN, typename Op::T, VEC, BLOCK>()>;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3((unsigned)tiles, (unsigned)slices);
-  config.blockDim = dim3(BLOCK);
-  config.stream = a.stream;
-  cudaLaunchAttribute cluster[1];
-  if (group > 1 && CR_COLS_CLUSTERS && clusters_supported()) {
-    cluster[0].id = cudaLaunchAttributeClusterDimension;
-    cluster[0].val.clusterDim.x = 1;
-    cluster[0].val.clusterDim.y = (unsigned)group;
-    cluster[0].val.clusterDim.z = 1;
-    config.attrs = cluster;
-    config.numAttrs = 1;
-  }
-  const cudaError_t err = cudaLaunchKernelEx(
-      &config, kernel, static_cast<const storage_t<IN> *>(a.in), L,
-      reinterpret_cast<typename Op::T *>(a.workspace),
+  const cols_layout L{rows, cols, ld, slice_rows, (int)tx};
+  const dim3 grid((unsigned)tiles, (unsigned)slices);
+  reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL><<<grid, BLOCK, 0, a.stream>>>(
+      static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
       reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
       static_cast<typename Op::Out *>(a.out));
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError(); // not left behind for the caller's next check
-    return CUREDUCE_ERROR_CUDA;
-  }
   return launch_status();
 }
 

@@ -7,17 +7,13 @@
 // The TY values of a column then meet in a tree (shuffles, then shared memory).
 //
 // Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
-// Slices come in groups of `group` consecutive ones; a group's values meet in slice order, and
-// the groups' values are then folded by the last block of the column tile (a device-scope
-// ticket per tile, block_ticket.cuh). On Hopper a group is a thread-block cluster and meets
-// on chip (cluster_fold.cuh), so the last block reads one partial per group instead of one
-// per slice; without clusters every slice publishes its values and the last block folds each
-// group itself, in the same order. Slicing, grouping and tile shape depend only on the matrix
-// shape, so the order of combination, and the bits, do not depend on the GPU.
+// Each slice writes its column values to the partials; the last block of a column tile (a
+// device-scope ticket per tile, block_ticket.cuh) folds the slices in slice order and writes
+// the result. Slice count and tile shape depend only on the matrix shape, so the order of
+// combination, and the bits, do not depend on the GPU.
 #pragma once
 
 #include "../device/block_ticket.cuh"
-#include "../device/cluster_fold.cuh"
 #include "../device/vector_fold.cuh"
 #include "../device/warp_reduce.cuh"
 
@@ -30,11 +26,7 @@ struct cols_layout {
   uint64_t rows, cols, ld;
   uint64_t slice_rows; // rows per slice (gridDim.y slices)
   int tx;              // threads across the columns of a tile; ty = BLOCK / tx
-  unsigned group;      // slices per group (divides gridDim.y); tx <= COLS_GROUP_SLOTS if > 1
 };
-
-// The widest tile (threads across) whose slices may be grouped: the slots of cluster_fold.
-constexpr int COLS_GROUP_SLOTS = 32;
 
 // Fold over ty: thread (tx, 0) gets, for each of its VEC columns, the fold of the values of
 // ty = 0 .. TY - 1. A tree, in log2(TY) steps: within a warp the lanes of one column are TX
@@ -133,10 +125,8 @@ __device__ __forceinline__ void store_results(typename Op::Out *dst, const typen
   store_values(dst, r);
 }
 
-// MIN_BLOCKS: blocks per SM the compiler must leave registers for (chosen by dispatch).
-template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL,
-          int MIN_BLOCKS>
-__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL>
+__global__ void __launch_bounds__(BLOCK)
     reduce_cols(const storage_t<IN> *__restrict__ in, cols_layout L,
                 typename op<OP, acc<ACC>>::T *__restrict__ partials,
                 unsigned int *__restrict__ tickets, typename op<OP, acc<ACC>>::Out *__restrict__ out) {
@@ -197,68 +187,31 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     return;
   }
 
-  // Several slices. A group's values meet first: in a cluster on chip, after which only the
-  // group's first block goes on, or else in the last block below.
-  const unsigned G = L.group, groups = gridDim.y / G;
-  bool clustered = false;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (G > 1 && cooperative_groups::this_cluster().num_blocks() == G) {
-    clustered = true;
-    if (!cluster_fold_to_first<Op, VEC, COLS_GROUP_SLOTS>(acc_c, ty == 0 && has_col, tx))
-      return;
-    if (groups == 1) {
-      if (ty == 0 && has_col)
-        store_results<Op, VEC>(out + col, acc_c, L.rows);
-      return;
-    }
-  }
-#endif
-  // Partials: one per group when clustered, else one per slice (`per` of them per group).
-  const unsigned per = clustered ? 1 : G;
+  // Several slices: publish this slice's values, and let the tile's last block fold them.
   if (ty == 0 && has_col) {
-    store_values(&partials[(clustered ? blockIdx.y / G : blockIdx.y) * L.cols + col], acc_c);
+    store_values(&partials[blockIdx.y * L.cols + col], acc_c);
     __threadfence(); // our partials are visible device-wide before the ticket is taken
   }
-  if (!block_last_arrival(&tickets[blockIdx.x], groups * per))
+  if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
     return;
 
-  // Without clusters, each group's slices are folded in slice order first, into the group's
-  // first partial: then both ways read one partial per group, `per` partials apart. (Column by
-  // column and not unrolled: this path runs only on GPUs without clusters, and whole packs of
-  // two slices in registers cost the whole kernel registers, spills for argmin/argmax.)
-  if (per > 1) {
-    if (has_col)
-      for (unsigned q = ty; q < groups; q += TY) {
-        T *first = &partials[(uint64_t)q * per * L.cols + col];
-#pragma unroll 1
-        for (int c = 0; c < VEC; ++c) {
-          T g = load_cg(first + c);
-#pragma unroll 1
-          for (unsigned r = 1; r < per; ++r)
-            g = Op::combine(g, load_cg(first + r * L.cols + c));
-          first[c] = g;
-        }
-      }
-    __syncthreads(); // the stores are read below by other threads of the block
-  }
-
-  // Groups ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
-  // BATCH groups are issued before any is folded: with hundreds of groups, one L2 round trip
-  // per group would make this block the kernel's long tail.
+  // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
+  // BATCH slices are issued before any is folded: with hundreds of slices, one L2 round trip
+  // per slice would make this block the kernel's long tail.
   constexpr int BATCH = VEC >= 16 ? 1 : 16 / VEC; // 16 partials in flight per thread
 #pragma unroll
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = Op::identity();
   if (has_col)
-    for (unsigned q = ty; q < groups; q += TY * BATCH) {
+    for (unsigned q = ty; q < gridDim.y; q += TY * BATCH) {
       T p[BATCH][VEC];
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < groups)
-          load_values_cg(&partials[(uint64_t)(q + b * TY) * per * L.cols + col], p[b]);
+        if (q + b * TY < gridDim.y)
+          load_values_cg(&partials[(q + b * TY) * L.cols + col], p[b]);
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < groups)
+        if (q + b * TY < gridDim.y)
 #pragma unroll
           for (int c = 0; c < VEC; ++c)
             acc_c[c] = Op::combine(acc_c[c], p[b][c]);
