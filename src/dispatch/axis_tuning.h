@@ -78,6 +78,11 @@
 #define CR_COLS_MAX_TX 32
 /* Threads per block of the column kernel (a power of two, 256 to 1024). */
 #define CR_COLS_BLOCK 256
+/* Partial values each thread of a column tile's last block has in flight while it folds the
+   tile's slices (loads issued before any is folded; compile time, it sizes registers). */
+#ifndef CR_COLS_LAST_VALUES
+#define CR_COLS_LAST_VALUES 16
+#endif
 
 #if CUREDUCE_TUNING_VARIANT == 99
 /* Tuning build: CR_ROWS_SHORT_MAX_VECTORS comes from the environment (same name), so one build
@@ -100,11 +105,13 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
    warp's slice). */
 #undef CR_CHUNK_MIN_BYTES
 #define CR_CHUNK_MIN_BYTES cr_tuning_env("CR_CHUNK_MIN_BYTES", 262144)
-/* The column unroll and block size are template arguments: unrolls 4 and 8 with blocks of 256
-   and 512 threads are built (1024 measured slower, tuning/axis_h_cols_*); the environment
-   picks one pair (unset: the release values). */
+/* The column unroll, block size and last-fold values in flight are template arguments:
+   unrolls 4 and 8 with blocks of 256 and 512 threads (1024 measured slower,
+   tuning/axis_h_cols_*) and, with blocks of 256, 16, 32 or 64 values in flight are built; the
+   environment picks one (unset: the release values). */
 #define CR_COLS_UNROLL_TUNED(ELEM) cr_tuning_env("CR_COLS_UNROLL", CR_COLS_UNROLL(ELEM))
 #define CR_COLS_BLOCK_TUNED cr_tuning_env("CR_COLS_BLOCK", CR_COLS_BLOCK)
+#define CR_COLS_LAST_VALUES_TUNED cr_tuning_env("CR_COLS_LAST_VALUES", CR_COLS_LAST_VALUES)
 #endif
 
 /* Workspace of the axis kernels: partial slots (16 bytes each: the widest partial) and

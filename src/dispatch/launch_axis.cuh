@@ -149,7 +149,7 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
   return launch_chunked<IN, ACC, OP>(a, S, 0);
 }
 
-template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK>
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK, int LAST>
 cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = op<OP, acc<ACC>>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
@@ -184,7 +184,7 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
 
   const cols_layout L{rows, cols, ld, slice_rows, (int)tx};
   const dim3 grid((unsigned)tiles, (unsigned)slices);
-  reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL><<<grid, BLOCK, 0, a.stream>>>(
+  reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, LAST><<<grid, BLOCK, 0, a.stream>>>(
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
       reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
       static_cast<typename Op::Out *>(a.out));
@@ -198,16 +198,19 @@ cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, ui
   constexpr int UNROLL = CR_COLS_UNROLL(ELEM);
   const bool packs = rows_are_vectors<ELEM>(a.in, cols, ld);
 #if CUREDUCE_TUNING_VARIANT == 99
-  const unsigned long unroll = CR_COLS_UNROLL_TUNED(ELEM), block = CR_COLS_BLOCK_TUNED;
-#define CR_COLS_TRY(U, B)                                                                      \
-  if (unroll == U && block == B)                                                               \
-    return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, U, B>(a, rows, cols, ld)            \
-                 : launch_cols_vec<IN, ACC, OP, 1, U, B>(a, rows, cols, ld);
-  CR_COLS_TRY(4, 256) CR_COLS_TRY(8, 256) CR_COLS_TRY(4, 512) CR_COLS_TRY(8, 512)
+  const unsigned long unroll = CR_COLS_UNROLL_TUNED(ELEM), block = CR_COLS_BLOCK_TUNED,
+                      last = CR_COLS_LAST_VALUES_TUNED;
+#define CR_COLS_TRY(U, B, L)                                                                   \
+  if (unroll == U && block == B && last == L)                                                  \
+    return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, U, B, L>(a, rows, cols, ld)         \
+                 : launch_cols_vec<IN, ACC, OP, 1, U, B, L>(a, rows, cols, ld);
+  CR_COLS_TRY(4, 256, 16) CR_COLS_TRY(8, 256, 16) CR_COLS_TRY(4, 512, 16) CR_COLS_TRY(8, 512, 16)
+  CR_COLS_TRY(4, 256, 32) CR_COLS_TRY(8, 256, 32) CR_COLS_TRY(4, 256, 64) CR_COLS_TRY(8, 256, 64)
 #undef CR_COLS_TRY
 #endif
-  return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, UNROLL, CR_COLS_BLOCK>(a, rows, cols, ld)
-               : launch_cols_vec<IN, ACC, OP, 1, UNROLL, CR_COLS_BLOCK>(a, rows, cols, ld);
+  constexpr int LAST = CR_COLS_LAST_VALUES;
+  return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, UNROLL, CR_COLS_BLOCK, LAST>(a, rows, cols, ld)
+               : launch_cols_vec<IN, ACC, OP, 1, UNROLL, CR_COLS_BLOCK, LAST>(a, rows, cols, ld);
 }
 
 enum axis_kind { AXIS_ROWS, AXIS_COLS, AXIS_SEGMENTS };

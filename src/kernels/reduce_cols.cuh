@@ -125,7 +125,8 @@ __device__ __forceinline__ void store_results(typename Op::Out *dst, const typen
   store_values(dst, r);
 }
 
-template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL>
+// LAST: values each thread has in flight in the last block's fold of the partials.
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL, int LAST>
 __global__ void __launch_bounds__(BLOCK)
     reduce_cols(const storage_t<IN> *__restrict__ in, cols_layout L,
                 typename op<OP, acc<ACC>>::T *__restrict__ partials,
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(BLOCK)
   // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
   // BATCH slices are issued before any is folded: with hundreds of slices, one L2 round trip
   // per slice would make this block the kernel's long tail.
-  constexpr int BATCH = VEC >= 16 ? 1 : 16 / VEC; // 16 partials in flight per thread
+  constexpr int BATCH = VEC >= LAST ? 1 : LAST / VEC; // LAST values in flight per thread
 #pragma unroll
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = Op::identity();
