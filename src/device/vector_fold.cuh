@@ -12,15 +12,58 @@
 
 namespace cr {
 
+// Held as four 32-bit words, whatever T is: the load is one ld.global.v4.u32 and packed
+// instructions (f16x2, fp8x2 conversions, s16x2, dp4a) take the words as they are. Held as an
+// array of T, a vector of bytes was split into 16 single bytes by the compiler and put back
+// together for each packed instruction: about 40 extra instructions per vector of i8 or fp8.
 template <class T> struct alignas(16) vec16 {
   static constexpr int N = 16 / sizeof(T);
-  T v[N];
+  unsigned w[4];
+
+  // Element i (i a constant after unrolling: shifts and moves in registers).
+  __device__ __forceinline__ T operator[](int i) const {
+    T t;
+    if constexpr (sizeof(T) == 1) {
+      const unsigned char b = (unsigned char)(w[i / 4] >> (8 * (i % 4)));
+      memcpy(&t, &b, 1);
+    } else if constexpr (sizeof(T) == 2) {
+      const unsigned short h = (unsigned short)(w[i / 2] >> (16 * (i % 2)));
+      memcpy(&t, &h, 2);
+    } else if constexpr (sizeof(T) == 4) {
+      memcpy(&t, &w[i], 4);
+    } else {
+      const unsigned long long d = w[2 * i] | (unsigned long long)w[2 * i + 1] << 32;
+      memcpy(&t, &d, 8);
+    }
+    return t;
+  }
 };
+
+// fp8 elements 2k and 2k + 1 of a vector as an f16x2 pair: one conversion
+// instruction (cvt.rn.f16x2.e4m3x2 / e5m2x2) per two elements, exact.
+template <cureduce_dtype IN>
+__device__ __forceinline__ __half2 fp8_pair(const vec16<storage_t<IN>> &x, int k) {
+  constexpr __nv_fp8_interpretation_t KIND = IN == CUREDUCE_F8_E4M3 ? __NV_E4M3 : __NV_E5M2;
+  const __nv_fp8x2_storage_t pair = (__nv_fp8x2_storage_t)(x.w[k / 2] >> (16 * (k % 2)));
+  return __half2(__nv_cvt_fp8x2_to_halfraw2(pair, KIND));
+}
+
+// Bytes 0 and 2 (HIGH = false) or 1 and 3 of w, sign-extended into the two 16-bit lanes of the
+// result, by one prmt. A selector nibble of 8 + i copies the sign of byte i into all 8 bits;
+// __byte_perm masks that bit off, hence the asm.
+template <bool HIGH> __device__ __forceinline__ unsigned sign_extended_pairs(unsigned w) {
+  unsigned r;
+  asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(w), "n"(HIGH ? 0xB391 : 0xA280));
+  return r;
+}
 
 // The minimum (or maximum) of one vector's elements, or of their magnitudes (ABS), as a value
 // of accumulator A, with IEEE 754-2019 semantics (NaN wins, -0.0 < +0.0). Exact: every input
 // value is exact in the formats the trees work in. 16-bit and fp8 inputs reduce as packed pairs
-// (one min.NaN.f16x2 / bf16x2 per two elements), i8 inputs four bytes at a time (__vmaxs4).
+// (one min.NaN.f16x2 / bf16x2 per two elements). i8 inputs reduce as sign-extended 16-bit
+// pairs (one max.s16x2 / min.s16x2 per two bytes on sm_90): __vmaxs4 on four bytes has no
+// instruction there and costs about ten integer instructions, which made i8 min/max
+// instruction-bound at 0.66 of the read roofline.
 template <cureduce_dtype IN, class A, bool IS_MAX, bool ABS>
 __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t<IN>> &x) {
   constexpr int N = vec16<storage_t<IN>>::N;
@@ -30,12 +73,11 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
     constexpr int PAIRS = N / 2;
     P p[PAIRS];
     if constexpr (IN == CUREDUCE_F16 || IN == CUREDUCE_BF16) {
-      memcpy(p, x.v, 16);
+      memcpy(p, x.w, 16);
     } else {
-      constexpr __nv_fp8_interpretation_t KIND = IN == CUREDUCE_F8_E4M3 ? __NV_E4M3 : __NV_E5M2;
 #pragma unroll
       for (int k = 0; k < PAIRS; ++k)
-        p[k] = __half2(__nv_cvt_fp8x2_to_halfraw2((__nv_fp8x2_storage_t)(x.v[2 * k] | (x.v[2 * k + 1] << 8)), KIND));
+        p[k] = fp8_pair<IN>(x, k);
     }
 #pragma unroll
     for (int k = 0; k < PAIRS; ++k)
@@ -49,28 +91,55 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
     const auto lo = __low2float(p[0]), hi = __high2float(p[0]);
     return IS_MAX ? A::max_ieee(A::from(lo), A::from(hi)) : A::min_ieee(A::from(lo), A::from(hi));
   } else if constexpr (IN == CUREDUCE_I8) {
-    int w[4];
-    memcpy(w, x.v, 16);
+    unsigned h[8]; // the 16 bytes as eight pairs of 16-bit lanes
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      h[2 * k] = sign_extended_pairs<false>(x.w[k]);
+      h[2 * k + 1] = sign_extended_pairs<true>(x.w[k]);
+    }
     auto bytes_extreme = [&](bool want_max) {
-      auto op4 = [&](int a, int b) { return want_max ? (int)__vmaxs4(a, b) : (int)__vmins4(a, b); };
-      int m = op4(op4(w[0], w[1]), op4(w[2], w[3]));
-      m = op4(m, (int)__byte_perm(m, 0, 0x3232)); // bytes 0,1 against bytes 2,3
-      m = op4(m, (int)__byte_perm(m, 0, 0x1111)); // byte 0 against byte 1
-      return A::from((int64_t)(int8_t)(m & 0xff));
+      auto op2 = [&](unsigned a, unsigned b) { return want_max ? __vmaxs2(a, b) : __vmins2(a, b); };
+      unsigned m[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        m[k] = h[k];
+#pragma unroll
+      for (int width = 4; width > 0; width /= 2)
+#pragma unroll
+        for (int k = 0; k < width; ++k)
+          m[k] = op2(m[k], m[k + width]);
+      m[0] = op2(m[0], m[0] >> 16); // lane 0 against lane 1
+      return A::from((int64_t)(int16_t)(m[0] & 0xffff));
     };
     if constexpr (ABS) // |x| in the accumulator: |-128| is 128 there, not a wrapped byte
       return A::max_ieee(A::abs(bytes_extreme(true)), A::abs(bytes_extreme(false)));
     else
       return bytes_extreme(IS_MAX);
+  } else if constexpr (!(ABS && (IN == CUREDUCE_I32 || IN == CUREDUCE_I64))) {
+    // f32, f64, i32, i64: the extreme in the input's own type (one min.NaN.f32 per element for
+    // f32, one integer min for i32), converted to A once. Every conversion used here is exact
+    // or rounds monotonically (i64 -> f64), so the extreme of the converted values is the
+    // converted extreme; converting each element first cost f32 -> f64 and i32 -> f64 min/max
+    // a conversion and a hand-written f64 min per element (0.80 to 0.88 of the roofline).
+    using W = acc<IN>; // the input's own arithmetic (acc<IN> exists for these four)
+    typename W::type m = ABS ? W::abs(x[0]) : x[0];
+#pragma unroll
+    for (int i = 1; i < N; ++i) {
+      const typename W::type v = ABS ? W::abs(x[i]) : x[i];
+      m = IS_MAX ? W::max_ieee(m, v) : W::min_ieee(m, v);
+    }
+    if constexpr (W::is_float)
+      return A::from(m);
+    else
+      return A::from((int64_t)m);
   } else {
-    auto value = [&](int i) {
-      const typename A::type v = A::from(widen<IN>(x.v[i]));
-      return ABS ? A::abs(v) : v;
-    };
+    // Integer magnitudes in the accumulator, element by element: |INT_MIN| wraps there exactly
+    // as the CPU reference says (acc_traits.cuh), which a min/max shortcut would not keep.
+    auto value = [&](int i) { return A::abs(A::from(widen<IN>(x[i]))); };
     typename A::type m = value(0);
 #pragma unroll
     for (int i = 1; i < N; ++i)
-      m = IS_MAX ? A::max_ieee(m, value(i)) : A::min_ieee(m, value(i));
+      m = A::max_ieee(m, value(i));
     return m;
   }
 }
@@ -79,18 +148,19 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
 // Min, max, absmax and the arg ops reduce the vector first (vector_extreme). Two element types
 // get a faster path for the sums that computes the same result:
 //  - fp8: pairs are converted by one instruction (e4m3x2/e5m2x2 -> f16x2), then to f32;
-//  - i8 sums into an integer accumulator: __dp4a adds (or squares and adds) four bytes in one
-//    instruction; integer sums are exact in any grouping, so the bits do not change.
+//  - i8 sums, sums of squares and means: __dp4a adds (or squares and adds) four bytes in one
+//    instruction, and the vector's sum joins the accumulator once. Integer accumulators are
+//    exact in any grouping; so is f64, whose partial sums here stay integers below 2^53 (at
+//    most 2^14 per element, so below 2^39 elements, more than a GPU holds): the bits do not
+//    change, and an i8 mean no longer converts every element to double.
 template <cureduce_dtype IN, class Op>
 __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
                                                       const vec16<storage_t<IN>> &x, int64_t first) {
   constexpr int N = vec16<storage_t<IN>>::N;
   if constexpr ((IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) && Op::is_sum) {
-    constexpr __nv_fp8_interpretation_t KIND = IN == CUREDUCE_F8_E4M3 ? __NV_E4M3 : __NV_E5M2;
 #pragma unroll
     for (int i = 0; i < N; i += 2) {
-      const __nv_fp8x2_storage_t pair = (__nv_fp8x2_storage_t)(x.v[i] | (x.v[i + 1] << 8));
-      const float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(pair, KIND)));
+      const float2 f = __half22float2(fp8_pair<IN>(x, i / 2));
       acc = Op::fold(acc, f.x, first + i);
       acc = Op::fold(acc, f.y, first + i + 1);
     }
@@ -106,25 +176,26 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
     if (Op::beats(m, acc)) {
 #pragma unroll
       for (int i = 0; i < N; ++i) {
-        const typename A::type xi = A::from(widen<IN>(x.v[i]));
+        const typename A::type xi = A::from(widen<IN>(x[i]));
         if (A::is_nan(m) ? A::is_nan(xi) : !(A::less(xi, m) || A::less(m, xi)))
           return typename Op::T{xi, first + i};
       }
     }
     return acc;
-  } else if constexpr (IN == CUREDUCE_I8 && Op::is_sum && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_SUMSQ) &&
-                       !std::is_floating_point<typename Op::T>::value) {
-    int w[4];
-    memcpy(w, x.v, 16);
+  } else if constexpr (IN == CUREDUCE_I8 && Op::is_sum &&
+                       (!std::is_floating_point<typename Op::T>::value ||
+                        std::is_same<typename Op::T, double>::value)) {
     int s = 0; // at most 16 * 128^2 = 2^18: no overflow
 #pragma unroll
-    for (int k = 0; k < 4; ++k)
-      s = Op::kind == CUREDUCE_SUM ? __dp4a(w[k], 0x01010101, s) : __dp4a(w[k], w[k], s);
+    for (int k = 0; k < 4; ++k) {
+      const int word = (int)x.w[k];
+      s = Op::kind == CUREDUCE_SUMSQ ? __dp4a(word, word, s) : __dp4a(word, 0x01010101, s);
+    }
     return Op::combine(acc, static_cast<typename Op::T>(s));
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i)
-      acc = Op::fold(acc, widen<IN>(x.v[i]), first + i);
+      acc = Op::fold(acc, widen<IN>(x[i]), first + i);
     return acc;
   }
 }

@@ -52,8 +52,10 @@ __device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__rest
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) {
     const int64_t w = v + (int64_t)u * size;
-    if (w < vectors)
-      acc_u[u] = fold_vector<IN, Op>(acc_u[u], body[w], body_begin + w * V::N - origin);
+    if (w < vectors) {
+      const V x = body[w]; // one 16-byte load, not a load per word
+      acc_u[u] = fold_vector<IN, Op>(acc_u[u], x, body_begin + w * V::N - origin);
+    }
   }
 
   for (int64_t e = body_begin + vectors * V::N + rank; e < end; e += size)

@@ -78,8 +78,10 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const uint64_t i = base + (uint64_t)u * BLOCK;
-        if (i < L.vectors)
-          acc_u[u] = fold_vector<IN, Op>(acc_u[u], body[i], element_of(L, i));
+        if (i < L.vectors) {
+          const V x = body[i]; // one 16-byte load, not a load per word
+          acc_u[u] = fold_vector<IN, Op>(acc_u[u], x, element_of(L, i));
+        }
       }
     }
   }
