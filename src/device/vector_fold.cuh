@@ -144,6 +144,30 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
   }
 }
 
+template <class Op> constexpr bool is_arg_op = Op::kind == CUREDUCE_ARGMIN || Op::kind == CUREDUCE_ARGMAX;
+
+// The arg ops' result for a vector whose extreme m beats the running best: the first element
+// equal to m (-0.0 and +0.0 are equal), or the first NaN when m is NaN.
+template <cureduce_dtype IN, class Op>
+__device__ __forceinline__ typename Op::T first_equal(const vec16<storage_t<IN>> &x,
+                                                   typename Op::acc_type::type m, int64_t first) {
+  using A = typename Op::acc_type;
+  constexpr int N = vec16<storage_t<IN>>::N;
+  // m is one of the elements, so the last one is the answer when no earlier one is. Constant
+  // indices only: x[k] with k known at run time would put the vector in local memory.
+  int k = N - 1;
+  typename A::type v = A::from(widen<IN>(x[N - 1]));
+#pragma unroll
+  for (int i = N - 2; i >= 0; --i) {
+    const typename A::type xi = A::from(widen<IN>(x[i]));
+    if (A::is_nan(m) ? A::is_nan(xi) : !(A::less(xi, m) || A::less(m, xi))) {
+      k = i;
+      v = xi;
+    }
+  }
+  return typename Op::T{v, first + k};
+}
+
 // Fold one vector's elements, whose first has index `first`, into acc, in element order.
 // Min, max, absmax and the arg ops reduce the vector first (vector_extreme). Two element types
 // get a faster path for the sums that computes the same result:
@@ -157,7 +181,21 @@ template <cureduce_dtype IN, class Op>
 __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
                                                       const vec16<storage_t<IN>> &x, int64_t first) {
   constexpr int N = vec16<storage_t<IN>>::N;
-  if constexpr ((IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) && Op::is_sum) {
+  if constexpr (IN == CUREDUCE_F8_E4M3 && Op::kind != CUREDUCE_SUMSQ &&
+                std::is_same<typename Op::T, double>::value) {
+    // e4m3 into f64: every e4m3 value is a multiple of 2^-9 below 2^9 in magnitude, so the sum
+    // of 16 is a multiple of 2^-9 below 2^13: exact in f32, in any order. One conversion to
+    // double per vector instead of 16 (F2F.F64 runs on a narrow pipe), and the running f64 sum
+    // sees the same exact values while it stays below 2^44 (n < 2^35 elements). -0.0 starts
+    // the sum so that a vector of -0.0 stays -0.0, as element by element.
+    float s = -0.0f;
+#pragma unroll
+    for (int k = 0; k < N / 2; ++k) {
+      const float2 f = __half22float2(fp8_pair<IN>(x, k));
+      s = __fadd_rn(__fadd_rn(s, f.x), f.y);
+    }
+    return Op::combine(acc, (double)s);
+  } else if constexpr ((IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) && Op::is_sum) {
 #pragma unroll
     for (int i = 0; i < N; i += 2) {
       const float2 f = __half22float2(fp8_pair<IN>(x, i / 2));
@@ -168,20 +206,11 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
   } else if constexpr (Op::kind == CUREDUCE_MIN || Op::kind == CUREDUCE_MAX || Op::kind == CUREDUCE_ABSMAX) {
     return Op::combine(acc, vector_extreme<IN, typename Op::acc_type, Op::kind != CUREDUCE_MIN,
                                            Op::kind == CUREDUCE_ABSMAX>(x));
-  } else if constexpr (Op::kind == CUREDUCE_ARGMIN || Op::kind == CUREDUCE_ARGMAX) {
+  } else if constexpr (is_arg_op<Op>) {
     // The vector's extreme first; only when it beats the running best (rare once the best is
     // good), look for the first element equal to it, or the first NaN.
-    using A = typename Op::acc_type;
-    const typename A::type m = vector_extreme<IN, A, Op::is_max, false>(x);
-    if (Op::beats(m, acc)) {
-#pragma unroll
-      for (int i = 0; i < N; ++i) {
-        const typename A::type xi = A::from(widen<IN>(x[i]));
-        if (A::is_nan(m) ? A::is_nan(xi) : !(A::less(xi, m) || A::less(m, xi)))
-          return typename Op::T{xi, first + i};
-      }
-    }
-    return acc;
+    const typename Op::acc_type::type m = vector_extreme<IN, typename Op::acc_type, Op::is_max, false>(x);
+    return Op::beats(m, acc) ? first_equal<IN, Op>(x, m, first) : acc;
   } else if constexpr (IN == CUREDUCE_I8 && Op::is_sum &&
                        (!std::is_floating_point<typename Op::T>::value ||
                         std::is_same<typename Op::T, double>::value)) {
@@ -197,6 +226,36 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
     for (int i = 0; i < N; ++i)
       acc = Op::fold(acc, widen<IN>(x[i]), first + i);
     return acc;
+  }
+}
+
+// Fold U vectors into U running results: slot u takes x[u], whose first element has index
+// first(u). The same as fold_vector per slot; the arg ops reduce and test every vector first
+// and branch once, after all U loads are used. With a branch per vector the compiler issued
+// each load behind the previous vector's branch: one 16-byte load in flight per thread, and
+// i8 argmax at 0.39 of the read roofline.
+template <cureduce_dtype IN, class Op, int U, class First>
+__device__ __forceinline__ void fold_vectors(typename Op::T (&acc)[U], const vec16<storage_t<IN>> (&x)[U],
+                                             First first) {
+  if constexpr (is_arg_op<Op>) {
+    using A = typename Op::acc_type;
+    typename A::type m[U];
+    bool any = false;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      m[u] = vector_extreme<IN, A, Op::is_max, false>(x[u]);
+      any |= Op::beats(m[u], acc[u]);
+    }
+    if (any) {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (Op::beats(m[u], acc[u]))
+          acc[u] = first_equal<IN, Op>(x[u], m[u], first(u));
+    }
+  } else {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      acc[u] = fold_vector<IN, Op>(acc[u], x[u], first(u));
   }
 }
 

@@ -44,7 +44,6 @@ inline full_layout make_full_layout(const void *in, uint64_t n) {
   L.tail = (uint32_t)((n - head) % per_vec);
   L.full_tiles = L.vectors / per_tile;
   L.tiles = (L.vectors + per_tile - 1) / per_tile;
-  L.elem_size = ELEM;
   return L;
 }
 

@@ -45,9 +45,7 @@ __device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__rest
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
       x[u] = body[v + (int64_t)u * size];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      acc_u[u] = fold_vector<IN, Op>(acc_u[u], x[u], body_begin + (v + (int64_t)u * size) * V::N - origin);
+    fold_vectors<IN, Op>(acc_u, x, [&](int u) { return body_begin + (v + (int64_t)u * size) * V::N - origin; });
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) {

@@ -34,12 +34,11 @@ struct full_layout {
   uint64_t vectors;    // whole 16-byte vectors in the body
   uint64_t full_tiles; // tiles whose BLOCK * UNROLL vectors all exist
   uint64_t tiles;      // full tiles plus a partial one, if any
-  uint32_t elem_size;  // bytes per element
 };
 
 // Index of the first element of body vector `vec` (used by the arg ops; dead code otherwise).
-template <class L_> __device__ __forceinline__ int64_t element_of(const L_ &L, uint64_t vec) {
-  return (int64_t)(L.head + vec * (16 / L.elem_size));
+template <class V, class L_> __device__ __forceinline__ int64_t element_of(const L_ &L, uint64_t vec) {
+  return (int64_t)(L.head + vec * V::N);
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
@@ -71,16 +70,14 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
         x[u] = body[base + (uint64_t)u * BLOCK];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        acc_u[u] = fold_vector<IN, Op>(acc_u[u], x[u], element_of(L, base + (uint64_t)u * BLOCK));
+      fold_vectors<IN, Op>(acc_u, x, [&](int u) { return element_of<V>(L, base + (uint64_t)u * BLOCK); });
     } else {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const uint64_t i = base + (uint64_t)u * BLOCK;
         if (i < L.vectors) {
           const V x = body[i]; // one 16-byte load, not a load per word
-          acc_u[u] = fold_vector<IN, Op>(acc_u[u], x, element_of(L, i));
+          acc_u[u] = fold_vector<IN, Op>(acc_u[u], x, element_of<V>(L, i));
         }
       }
     }
