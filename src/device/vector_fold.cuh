@@ -181,7 +181,7 @@ template <cureduce_dtype IN, class Op>
 __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
                                                       const vec16<storage_t<IN>> &x, int64_t first) {
   constexpr int N = vec16<storage_t<IN>>::N;
-  if constexpr (IN == CUREDUCE_F8_E4M3 && Op::kind != CUREDUCE_SUMSQ &&
+  if constexpr (IN == CUREDUCE_F8_E4M3 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN) &&
                 std::is_same<typename Op::T, double>::value) {
     // e4m3 into f64: every e4m3 value is a multiple of 2^-9 below 2^9 in magnitude, so the sum
     // of 16 is a multiple of 2^-9 below 2^13: exact in f32, in any order. One conversion to
