@@ -12,30 +12,32 @@
 
 namespace cr {
 
-// Held as four 32-bit words, whatever T is: the load is one ld.global.v4.u32 and packed
-// instructions (f16x2, fp8x2 conversions, s16x2, dp4a) take the words as they are. Held as an
-// array of T, a vector of bytes was split into 16 single bytes by the compiler and put back
+// Elements of one byte are held as four 32-bit words: the load is one ld.global.v4.u32 and
+// the packed instructions (fp8x2 conversions, s16x2 min/max, dp4a) take the words as they are.
+// Held as an array of 16 bytes, they were split into single bytes by the compiler and put back
 // together for each packed instruction: about 40 extra instructions per vector of i8 or fp8.
+// Wider elements stay an array of T: held as words, the f32 and bf16 chunked row kernels
+// spilled registers (ptxas -v: 44 and 24 bytes), and their elements need no unpacking.
 template <class T> struct alignas(16) vec16 {
   static constexpr int N = 16 / sizeof(T);
-  unsigned w[4];
+  static constexpr bool WORDS = sizeof(T) == 1;
+  typename std::conditional<WORDS, unsigned[4], T[N]>::type s;
 
   // Element i (i a constant after unrolling: shifts and moves in registers).
   __device__ __forceinline__ T operator[](int i) const {
-    T t;
-    if constexpr (sizeof(T) == 1) {
-      const unsigned char b = (unsigned char)(w[i / 4] >> (8 * (i % 4)));
+    if constexpr (WORDS) {
+      const unsigned char b = (unsigned char)(s[i / 4] >> (8 * (i % 4)));
+      T t;
       memcpy(&t, &b, 1);
-    } else if constexpr (sizeof(T) == 2) {
-      const unsigned short h = (unsigned short)(w[i / 2] >> (16 * (i % 2)));
-      memcpy(&t, &h, 2);
-    } else if constexpr (sizeof(T) == 4) {
-      memcpy(&t, &w[i], 4);
+      return t;
     } else {
-      const unsigned long long d = w[2 * i] | (unsigned long long)w[2 * i + 1] << 32;
-      memcpy(&t, &d, 8);
+      return s[i];
     }
-    return t;
+  }
+  // 32-bit word k of the vector (used for one-byte elements).
+  __device__ __forceinline__ unsigned word(int k) const {
+    static_assert(WORDS, "word() is for one-byte elements");
+    return s[k];
   }
 };
 
@@ -44,7 +46,7 @@ template <class T> struct alignas(16) vec16 {
 template <cureduce_dtype IN>
 __device__ __forceinline__ __half2 fp8_pair(const vec16<storage_t<IN>> &x, int k) {
   constexpr __nv_fp8_interpretation_t KIND = IN == CUREDUCE_F8_E4M3 ? __NV_E4M3 : __NV_E5M2;
-  const __nv_fp8x2_storage_t pair = (__nv_fp8x2_storage_t)(x.w[k / 2] >> (16 * (k % 2)));
+  const __nv_fp8x2_storage_t pair = (__nv_fp8x2_storage_t)(x.word(k / 2) >> (16 * (k % 2)));
   return __half2(__nv_cvt_fp8x2_to_halfraw2(pair, KIND));
 }
 
@@ -73,7 +75,7 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
     constexpr int PAIRS = N / 2;
     P p[PAIRS];
     if constexpr (IN == CUREDUCE_F16 || IN == CUREDUCE_BF16) {
-      memcpy(p, x.w, 16);
+      memcpy(p, x.s, 16);
     } else {
 #pragma unroll
       for (int k = 0; k < PAIRS; ++k)
@@ -94,8 +96,8 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
     unsigned h[8]; // the 16 bytes as eight pairs of 16-bit lanes
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      h[2 * k] = sign_extended_pairs<false>(x.w[k]);
-      h[2 * k + 1] = sign_extended_pairs<true>(x.w[k]);
+      h[2 * k] = sign_extended_pairs<false>(x.word(k));
+      h[2 * k + 1] = sign_extended_pairs<true>(x.word(k));
     }
     auto bytes_extreme = [&](bool want_max) {
       auto op2 = [&](unsigned a, unsigned b) { return want_max ? __vmaxs2(a, b) : __vmins2(a, b); };
@@ -217,7 +219,7 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
     int s = 0; // at most 16 * 128^2 = 2^18: no overflow
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      const int word = (int)x.w[k];
+      const int word = (int)x.word(k);
       s = Op::kind == CUREDUCE_SUMSQ ? __dp4a(word, word, s) : __dp4a(word, 0x01010101, s);
     }
     return Op::combine(acc, static_cast<typename Op::T>(s));
