@@ -112,9 +112,11 @@ template <class A, bool IS_MAX> struct arg_op {
   // Elements come in increasing index order, so a later one wins only when strictly better:
   // a NaN over a number, or a larger (smaller) number; ties keep the earlier index. The
   // identity's index (INT64_MAX) marks "nothing yet", so ties with it are taken too.
+  // Bitwise & and |, not && and ||: nvcc turned the short circuit into a branch per vector
+  // (BSSY/BSYNC around each test in the SASS of the fp8 arg ops).
   __device__ static bool beats(V x, T acc) {
-    return !A::is_nan(acc.v) &&
-           (A::is_nan(x) || (IS_MAX ? A::less(acc.v, x) : A::less(x, acc.v)) || acc.i == INT64_MAX);
+    return !A::is_nan(acc.v) &
+           (A::is_nan(x) | (IS_MAX ? A::less(acc.v, x) : A::less(x, acc.v)) | (acc.i == INT64_MAX));
   }
   template <class W> __device__ static T fold(T acc, W w, int64_t i) {
     const V x = A::from(w);

@@ -90,8 +90,14 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
 #pragma unroll
       for (int k = 0; k < width; ++k)
         p[k] = IS_MAX ? __hmax2_nan(p[k], p[k + width]) : __hmin2_nan(p[k], p[k + width]);
-    const auto lo = __low2float(p[0]), hi = __high2float(p[0]);
-    return IS_MAX ? A::max_ieee(A::from(lo), A::from(hi)) : A::min_ieee(A::from(lo), A::from(hi));
+    if constexpr (std::is_same<typename A::type, __half>::value && std::is_same<P, __half2>::value) {
+      // An f16 accumulator takes the pair's halves as they are (no round trip through f32).
+      const __half lo = __low2half(p[0]), hi = __high2half(p[0]);
+      return IS_MAX ? A::max_ieee(lo, hi) : A::min_ieee(lo, hi);
+    } else {
+      const auto lo = __low2float(p[0]), hi = __high2float(p[0]);
+      return IS_MAX ? A::max_ieee(A::from(lo), A::from(hi)) : A::min_ieee(A::from(lo), A::from(hi));
+    }
   } else if constexpr (IN == CUREDUCE_I8) {
     unsigned h[8]; // the 16 bytes as eight pairs of 16-bit lanes
 #pragma unroll
@@ -231,35 +237,145 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
   }
 }
 
-// Fold U vectors into U running results: slot u takes x[u], whose first element has index
-// first(u). The same as fold_vector per slot; the arg ops reduce and test every vector first
-// and branch once, after all U loads are used. With a branch per vector the compiler issued
-// each load behind the previous vector's branch: one 16-byte load in flight per thread, and
-// i8 argmax at 0.39 of the read roofline.
-template <cureduce_dtype IN, class Op, int U, class First>
-__device__ __forceinline__ void fold_vectors(typename Op::T (&acc)[U], const vec16<storage_t<IN>> (&x)[U],
-                                             First first) {
-  if constexpr (is_arg_op<Op>) {
-    using A = typename Op::acc_type;
-    typename A::type m[U];
-    bool any = false;
+// Whether a sum-like op gets compensated summation in its per-thread chains: float sums into
+// an f32 accumulator. Each vector's terms are added as a tree in f32 first (at most four
+// roundings deep), and the vector's sum joins the thread's running sum through TwoSum, which
+// keeps the rounding error of that addition exactly; the errors are added separately and join
+// the sum once, at the end of the thread. The per-thread chains (hundreds of additions at
+// 2^28 elements) were where f32 sums lost most, and CUB's f32 sums were up to 3x closer to the
+// exact sum on the H100 (bench.csv of 3dbb65a). f64 needs no help; f16 and bf16 accumulators
+// are the precision their users chose to trade, so they stay plain.
+template <cureduce_dtype IN, class Op>
+constexpr bool compensated_sum = Op::is_sum && std::is_same<typename Op::T, float>::value;
+
+// t[0] + ... + t[W - 1] as a tree (element k with element k + W/2, and so on). The width is a
+// template argument: a loop halving it at run time was left rolled by nvcc for W = 16, with t[]
+// in local memory (ptxas -v: a 64-byte stack frame).
+template <int W> __device__ __forceinline__ float tree_sum_f32(float *t) {
+  if constexpr (W == 1) {
+    return t[0];
+  } else {
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      m[u] = vector_extreme<IN, A, Op::is_max, false>(x[u]);
-      any |= Op::beats(m[u], acc[u]);
-    }
-    if (any) {
+    for (int k = 0; k < W / 2; ++k)
+      t[k] = __fadd_rn(t[k], t[k + W / 2]);
+    return tree_sum_f32<W / 2>(t);
+  }
+}
+
+// The sum of one vector's terms (the elements, or their squares rounded in f32) in f32, as a
+// tree.
+template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_sum_f32(const vec16<storage_t<IN>> &x) {
+  constexpr int N = vec16<storage_t<IN>>::N;
+  float t[N];
+  if constexpr (IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) {
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (Op::beats(m[u], acc[u]))
-          acc[u] = first_equal<IN, Op>(x[u], m[u], first(u));
+    for (int k = 0; k < N / 2; ++k) { // one conversion instruction per two elements
+      const float2 f = __half22float2(fp8_pair<IN>(x, k));
+      t[2 * k] = Op::lift(f.x, 0);
+      t[2 * k + 1] = Op::lift(f.y, 0);
     }
   } else {
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      acc[u] = fold_vector<IN, Op>(acc[u], x[u], first(u));
+    for (int i = 0; i < N; ++i)
+      t[i] = Op::lift(widen<IN>(x[i]), 0);
   }
+  return tree_sum_f32<N>(t);
 }
+
+// The arg ops' running best over whole vectors: the best vector extreme seen so far, the index
+// of its vector's first element, and a copy of that vector. Taking a vector is a compare and
+// a few selects, with no branch; the element search (first_equal) runs once, at the end. This
+// gives the same answer as searching at every improvement, because vectors come in increasing
+// index order and a later vector must be strictly better. Searching at every improvement
+// branched often while the running best was still poor: with few tiles per thread (2^26 fp8
+// elements: 16 vectors per thread) the arg ops ran at 0.29 to 0.53 of the read roofline.
+template <cureduce_dtype IN, class Op, bool ENABLED = is_arg_op<Op>> struct vector_best {
+  __device__ __forceinline__ void take(const vec16<storage_t<IN>> &, int64_t) {}
+};
+template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
+  using V = vec16<storage_t<IN>>;
+  typename Op::T best = Op::identity(); // {extreme, first index of its vector}
+  V x = {};
+  __device__ __forceinline__ void take(const V &v, int64_t first) {
+    const auto m = vector_extreme<IN, typename Op::acc_type, Op::is_max, false>(v);
+    if (Op::beats(m, best)) { // a select, not a branch: nothing here is expensive
+      best = typename Op::T{m, first};
+      x = v;
+    }
+  }
+  __device__ __forceinline__ typename Op::T result() const {
+    return best.i == INT64_MAX ? best : first_equal<IN, Op>(x, best.v, best.i);
+  }
+};
+
+// One thread's running result over U independent slots (the adds of one slot do not wait on
+// another's). Kernels feed it scalars and whole vectors in increasing index order per thread
+// and read result() at the end. The arg ops keep one vector_best for all vectors (slots meet
+// vectors in index order too) and the slots for scalars; compensated sums keep an error term
+// per slot; everything else folds each vector into its slot (fold_vector).
+template <cureduce_dtype IN, class Op, int U> struct vector_folder {
+  using T = typename Op::T;
+  using V = vec16<storage_t<IN>>;
+  static constexpr bool COMPENSATED = compensated_sum<IN, Op>;
+  T acc[U];
+  T err[U];
+  vector_best<IN, Op> best;
+
+  __device__ __forceinline__ vector_folder() {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      acc[u] = Op::identity();
+      err[u] = Op::identity();
+    }
+  }
+
+  template <class W> __device__ __forceinline__ void scalar(int u, W w, int64_t i) {
+    acc[u] = Op::fold(acc[u], w, i);
+  }
+
+  __device__ __forceinline__ void vector(int u, const V &x, int64_t first) {
+    if constexpr (is_arg_op<Op>) {
+      best.take(x, first);
+    } else if constexpr (COMPENSATED) {
+      // TwoSum (Knuth): s + y = t + e exactly, with no assumption on which is larger.
+      const float s = acc[u], y = vector_sum_f32<IN, Op>(x);
+      const float t = __fadd_rn(s, y), yb = __fsub_rn(t, s);
+      const float e = __fadd_rn(__fsub_rn(s, __fsub_rn(t, yb)), __fsub_rn(y, yb));
+      acc[u] = t;
+      err[u] = __fadd_rn(err[u], e);
+    } else {
+      acc[u] = fold_vector<IN, Op>(acc[u], x, first);
+    }
+  }
+
+  // U vectors loaded together, slot u taking x[u] whose first element has index first(u).
+  template <class First> __device__ __forceinline__ void vectors(const V (&x)[U], First first) {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      vector(u, x[u], first(u));
+  }
+
+  __device__ __forceinline__ T slot(int u) const {
+    if constexpr (COMPENSATED) {
+      // The errors join once. Not when the sum is inf or NaN (TwoSum's error is NaN there and
+      // the plain sum is the IEEE answer), nor when they are zero (a sum of -0.0 stays -0.0).
+      const float s = acc[u], e = err[u];
+      return isfinite(s) && e != 0.0f ? __fadd_rn(s, e) : s;
+    } else {
+      return acc[u];
+    }
+  }
+
+  __device__ __forceinline__ T result() const {
+    T r = slot(0);
+#pragma unroll
+    for (int u = 1; u < U; ++u)
+      r = Op::combine(r, slot(u));
+    if constexpr (is_arg_op<Op>)
+      r = Op::combine(r, best.result());
+    return r;
+  }
+};
 
 // A load through L2 only (ld.global.cg) of any 2, 4, 8 or 16-byte T: partials written by other
 // SMs are never stale in our L1.

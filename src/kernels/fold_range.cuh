@@ -22,19 +22,15 @@ template <cureduce_dtype IN, class Op, int UNROLL>
 __device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__restrict__ in,
                                                      int64_t begin, int64_t end, int64_t origin,
                                                      int rank, int size) {
-  using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
   constexpr int ELEM = (int)sizeof(storage_t<IN>);
-  T acc_u[UNROLL];
-#pragma unroll
-  for (int u = 0; u < UNROLL; ++u)
-    acc_u[u] = Op::identity();
+  vector_folder<IN, Op, UNROLL> f;
 
   const unsigned misalign = (unsigned)(reinterpret_cast<uintptr_t>(in + begin) % 16);
   int64_t head = misalign ? (16 - misalign) / ELEM : 0;
   head = head < end - begin ? head : end - begin;
   for (int64_t e = begin + rank; e < begin + head; e += size)
-    acc_u[0] = Op::fold(acc_u[0], widen<IN>(in[e]), e - origin);
+    f.scalar(0, widen<IN>(in[e]), e - origin);
 
   const int64_t body_begin = begin + head;
   const int64_t vectors = (end - body_begin) / V::N;
@@ -45,25 +41,20 @@ __device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__rest
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
       x[u] = body[v + (int64_t)u * size];
-    fold_vectors<IN, Op>(acc_u, x, [&](int u) { return body_begin + (v + (int64_t)u * size) * V::N - origin; });
+    f.vectors(x, [&](int u) { return body_begin + (v + (int64_t)u * size) * V::N - origin; });
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) {
     const int64_t w = v + (int64_t)u * size;
     if (w < vectors) {
       const V x = body[w]; // one 16-byte load, not a load per word
-      acc_u[u] = fold_vector<IN, Op>(acc_u[u], x, body_begin + w * V::N - origin);
+      f.vector(u, x, body_begin + w * V::N - origin);
     }
   }
 
   for (int64_t e = body_begin + vectors * V::N + rank; e < end; e += size)
-    acc_u[UNROLL - 1] = Op::fold(acc_u[UNROLL - 1], widen<IN>(in[e]), e - origin);
-
-  T r = acc_u[0];
-#pragma unroll
-  for (int u = 1; u < UNROLL; ++u)
-    r = Op::combine(r, acc_u[u]);
-  return r;
+    f.scalar(UNROLL - 1, widen<IN>(in[e]), e - origin);
+  return f.result();
 }
 
 } // namespace cr

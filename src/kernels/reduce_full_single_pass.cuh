@@ -52,15 +52,12 @@ __global__ void __launch_bounds__(BLOCK)
   using V = vec16<storage_t<IN>>;
   const int tid = threadIdx.x;
 
-  T acc_u[UNROLL]; // independent chains: the adds of one slot don't wait on another's
-#pragma unroll
-  for (int u = 0; u < UNROLL; ++u)
-    acc_u[u] = Op::identity();
+  vector_folder<IN, Op, UNROLL> f; // UNROLL independent chains
 
   // The scalar head (first block) before the body and the scalar tail (last block) after it,
   // so each thread meets its elements in increasing index order (the arg ops rely on it).
   if (blockIdx.x == 0 && tid < (int)L.head)
-    acc_u[0] = Op::fold(acc_u[0], widen<IN>(in[tid]), tid);
+    f.scalar(0, widen<IN>(in[tid]), tid);
 
   const V *body = reinterpret_cast<const V *>(in + L.head);
   for (uint64_t tile = blockIdx.x; tile < L.tiles; tile += gridDim.x) {
@@ -70,14 +67,14 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
         x[u] = body[base + (uint64_t)u * BLOCK];
-      fold_vectors<IN, Op>(acc_u, x, [&](int u) { return element_of<V>(L, base + (uint64_t)u * BLOCK); });
+      f.vectors(x, [&](int u) { return element_of<V>(L, base + (uint64_t)u * BLOCK); });
     } else {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const uint64_t i = base + (uint64_t)u * BLOCK;
         if (i < L.vectors) {
           const V x = body[i]; // one 16-byte load, not a load per word
-          acc_u[u] = fold_vector<IN, Op>(acc_u[u], x, element_of<V>(L, i));
+          f.vector(u, x, element_of<V>(L, i));
         }
       }
     }
@@ -85,13 +82,10 @@ __global__ void __launch_bounds__(BLOCK)
 
   if (blockIdx.x == gridDim.x - 1 && tid < (int)L.tail) {
     const int64_t i = (int64_t)(L.head + L.vectors * V::N) + tid;
-    acc_u[UNROLL - 1] = Op::fold(acc_u[UNROLL - 1], widen<IN>(in[i]), i);
+    f.scalar(UNROLL - 1, widen<IN>(in[i]), i);
   }
 
-  T v = acc_u[0];
-#pragma unroll
-  for (int u = 1; u < UNROLL; ++u)
-    v = Op::combine(v, acc_u[u]);
+  T v = f.result();
   v = block_reduce<Op, BLOCK>(v);
 
   if (gridDim.x == 1) {
