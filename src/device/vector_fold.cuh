@@ -4,6 +4,7 @@
 #pragma once
 
 #include "dtype_traits.cuh"
+#include "compensated_sum.cuh"
 #include "op_traits.cuh"
 
 #include <stdint.h>
@@ -237,17 +238,6 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
   }
 }
 
-// Whether a sum-like op gets compensated summation in its per-thread chains: float sums into
-// an f32 accumulator. Each vector's terms are added as a tree in f32 first (at most four
-// roundings deep), and the vector's sum joins the thread's running sum through TwoSum, which
-// keeps the rounding error of that addition exactly; the errors are added separately and join
-// the sum once, at the end of the thread. The per-thread chains (hundreds of additions at
-// 2^28 elements) were where f32 sums lost most, and CUB's f32 sums were up to 3x closer to the
-// exact sum on the H100 (bench.csv of 3dbb65a). f64 needs no help; f16 and bf16 accumulators
-// are the precision their users chose to trade, so they stay plain.
-template <cureduce_dtype IN, class Op>
-constexpr bool compensated_sum = Op::is_sum && std::is_same<typename Op::T, float>::value;
-
 // t[0] + ... + t[W - 1] as a tree (element k with element k + W/2, and so on). The width is a
 // template argument: a loop halving it at run time was left rolled by nvcc for W = 16, with t[]
 // in local memory (ptxas -v: a 64-byte stack frame).
@@ -262,24 +252,30 @@ template <int W> __device__ __forceinline__ float tree_sum_f32(float *t) {
   }
 }
 
-// The sum of one vector's terms (the elements, or their squares rounded in f32) in f32, as a
-// tree.
+// The sum of one vector's terms (the elements, or their squares rounded in f32) in f32,
+// element by element. Used by the compensated f32 sums (compensated_sum.cuh), which then add
+// one value per tile exactly. The roundings inside a vector are of small values with random
+// signs, so they barely move the total; a tree here (fewer roundings) needed all 16 converted
+// fp8 terms live at once, and ptxas, keeping to 32 registers, then issued each tile's loads
+// one after another (e4m3 -> f32 sums at 0.90 of the read roofline, H100).
 template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_sum_f32(const vec16<storage_t<IN>> &x) {
   constexpr int N = vec16<storage_t<IN>>::N;
-  float t[N];
   if constexpr (IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) {
+    float2 f = __half22float2(fp8_pair<IN>(x, 0)); // one conversion instruction per two elements
+    float s = __fadd_rn(Op::lift(f.x, 0), Op::lift(f.y, 0));
 #pragma unroll
-    for (int k = 0; k < N / 2; ++k) { // one conversion instruction per two elements
-      const float2 f = __half22float2(fp8_pair<IN>(x, k));
-      t[2 * k] = Op::lift(f.x, 0);
-      t[2 * k + 1] = Op::lift(f.y, 0);
+    for (int k = 1; k < N / 2; ++k) {
+      f = __half22float2(fp8_pair<IN>(x, k));
+      s = __fadd_rn(__fadd_rn(s, Op::lift(f.x, 0)), Op::lift(f.y, 0));
     }
+    return s;
   } else {
+    float s = Op::lift(widen<IN>(x[0]), 0);
 #pragma unroll
-    for (int i = 0; i < N; ++i)
-      t[i] = Op::lift(widen<IN>(x[i]), 0);
+    for (int i = 1; i < N; ++i)
+      s = __fadd_rn(s, Op::lift(widen<IN>(x[i]), 0));
+    return s;
   }
-  return tree_sum_f32<N>(t);
 }
 
 // The arg ops' running best over whole vectors: the best vector extreme seen so far, the index
@@ -289,15 +285,34 @@ template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_s
 // index order and a later vector must be strictly better. Searching at every improvement
 // branched often while the running best was still poor: with few tiles per thread (2^26 fp8
 // elements: 16 vectors per thread) the arg ops ran at 0.29 to 0.53 of the read roofline.
-template <cureduce_dtype IN, class Op, bool ENABLED = is_arg_op<Op>> struct vector_best {
-  __device__ __forceinline__ void take(const vec16<storage_t<IN>> &, int64_t) {}
-};
+template <cureduce_dtype IN, class Op, bool ENABLED = is_arg_op<Op>> struct vector_best {};
 template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
   using V = vec16<storage_t<IN>>;
   typename Op::T best = Op::identity(); // {extreme, first index of its vector}
   V x = {};
   __device__ __forceinline__ void take(const V &v, int64_t first) {
-    const auto m = vector_extreme<IN, typename Op::acc_type, Op::is_max, false>(v);
+    take(vector_extreme<IN, typename Op::acc_type, Op::is_max, false>(v), v, first);
+  }
+  // The same for U vectors loaded together: every extreme first, and one branch, taken only
+  // when one of them beats the running best (rare once the best is good). Without the branch,
+  // the selects of the best vector made ptxas reuse the load registers: each load was issued
+  // only after the previous vector's selects, one 16-byte load in flight per thread, and f32
+  // argmax fell from 0.99 to 0.90 of the read roofline at 2^30 (H100, arg_best_twosum/).
+  template <int U, class First> __device__ __forceinline__ void take(const V (&v)[U], First first) {
+    typename Op::acc_type::type m[U];
+    bool any = false;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      m[u] = vector_extreme<IN, typename Op::acc_type, Op::is_max, false>(v[u]);
+      any |= Op::beats(m[u], best);
+    }
+    if (any) {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        take(m[u], v[u], first(u));
+    }
+  }
+  __device__ __forceinline__ void take(typename Op::acc_type::type m, const V &v, int64_t first) {
     if (Op::beats(m, best)) { // a select, not a branch: nothing here is expensive
       best = typename Op::T{m, first};
       x = v;
@@ -310,23 +325,20 @@ template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
 
 // One thread's running result over U independent slots (the adds of one slot do not wait on
 // another's). Kernels feed it scalars and whole vectors in increasing index order per thread
-// and read result() at the end. The arg ops keep one vector_best for all vectors (slots meet
-// vectors in index order too) and the slots for scalars; compensated sums keep an error term
-// per slot; everything else folds each vector into its slot (fold_vector).
+// and read result() at the end. The arg ops keep one vector_best for all vectors (the slots
+// meet vectors in index order too) and use the slots for scalars only; compensated sums add
+// one sum per tile (or per vector outside whole tiles); everything else folds each vector
+// into its slot (fold_vector).
 template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
-  static constexpr bool COMPENSATED = compensated_sum<IN, Op>;
   T acc[U];
-  T err[U];
   vector_best<IN, Op> best;
 
   __device__ __forceinline__ vector_folder() {
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < U; ++u)
       acc[u] = Op::identity();
-      err[u] = Op::identity();
-    }
   }
 
   template <class W> __device__ __forceinline__ void scalar(int u, W w, int64_t i) {
@@ -334,43 +346,39 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   }
 
   __device__ __forceinline__ void vector(int u, const V &x, int64_t first) {
-    if constexpr (is_arg_op<Op>) {
+    if constexpr (is_arg_op<Op>)
       best.take(x, first);
-    } else if constexpr (COMPENSATED) {
-      // TwoSum (Knuth): s + y = t + e exactly, with no assumption on which is larger.
-      const float s = acc[u], y = vector_sum_f32<IN, Op>(x);
-      const float t = __fadd_rn(s, y), yb = __fsub_rn(t, s);
-      const float e = __fadd_rn(__fsub_rn(s, __fsub_rn(t, yb)), __fsub_rn(y, yb));
-      acc[u] = t;
-      err[u] = __fadd_rn(err[u], e);
-    } else {
+    else if constexpr (is_compensated<Op>)
+      acc[u] = Op::add(acc[u], vector_sum_f32<IN, typename Op::base>(x));
+    else
       acc[u] = fold_vector<IN, Op>(acc[u], x, first);
-    }
   }
 
   // U vectors loaded together, slot u taking x[u] whose first element has index first(u).
   template <class First> __device__ __forceinline__ void vectors(const V (&x)[U], First first) {
+    if constexpr (is_arg_op<Op>) {
+      best.take(x, first);
+    } else if constexpr (is_compensated<Op>) {
+      // One TwoSum per tile, not per vector: the tile's vector sums are added as a tree first.
+      // Per vector, the six extra additions cost fp8 -> f32 sums 0.99 -> 0.90 of the read
+      // roofline at 2^28 (H100, arg_best_twosum/): they convert and add 16 elements a vector.
+      float t[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      vector(u, x[u], first(u));
-  }
-
-  __device__ __forceinline__ T slot(int u) const {
-    if constexpr (COMPENSATED) {
-      // The errors join once. Not when the sum is inf or NaN (TwoSum's error is NaN there and
-      // the plain sum is the IEEE answer), nor when they are zero (a sum of -0.0 stays -0.0).
-      const float s = acc[u], e = err[u];
-      return isfinite(s) && e != 0.0f ? __fadd_rn(s, e) : s;
+      for (int u = 0; u < U; ++u)
+        t[u] = vector_sum_f32<IN, typename Op::base>(x[u]);
+      acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
     } else {
-      return acc[u];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        vector(u, x[u], first(u));
     }
   }
 
   __device__ __forceinline__ T result() const {
-    T r = slot(0);
+    T r = acc[0];
 #pragma unroll
     for (int u = 1; u < U; ++u)
-      r = Op::combine(r, slot(u));
+      r = Op::combine(r, acc[u]);
     if constexpr (is_arg_op<Op>)
       r = Op::combine(r, best.result());
     return r;

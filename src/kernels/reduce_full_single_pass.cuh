@@ -44,10 +44,10 @@ template <class V, class L_> __device__ __forceinline__ int64_t element_of(const
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
     reduce_full_single_pass(const storage_t<IN> *__restrict__ in, full_layout L,
-                            typename op<OP, acc<ACC>>::T *__restrict__ partials,
+                            typename full_op<OP, ACC>::T *__restrict__ partials,
                             unsigned int *__restrict__ ticket,
-                            typename op<OP, acc<ACC>>::Out *__restrict__ out) {
-  using Op = op<OP, acc<ACC>>;
+                            typename full_op<OP, ACC>::Out *__restrict__ out) {
+  using Op = full_op<OP, ACC>; // f32 sums carry their rounding errors (compensated_sum.cuh)
   using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
   const int tid = threadIdx.x;
