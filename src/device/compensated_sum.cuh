@@ -60,8 +60,9 @@ template <class Op> struct compensated_op {
   }
   __device__ static Out finish(T v, uint64_t n) {
     if constexpr (kind == CUREDUCE_MEAN) // the pair's exact value in double, divided once
-      return isfinite(v.hi) && n != 0 ? __double2float_rn(((double)v.hi + (double)v.lo) / (double)n)
-                                      : Op::finish(v.hi, n);
+      return isfinite(v.hi) && v.lo != 0.0f
+                 ? __double2float_rn(((double)v.hi + (double)v.lo) / (double)n)
+                 : Op::finish(v.hi, n); // also keeps a mean of -0.0 at -0.0
     else
       return Op::finish(value(v), n);
   }

@@ -41,8 +41,24 @@ template <class V, class L_> __device__ __forceinline__ int64_t element_of(const
   return (int64_t)(L.head + vec * V::N);
 }
 
+// Blocks of BLOCK threads that must fit on one SM at once (__launch_bounds__). 2048 / BLOCK
+// (8 blocks of 256) fills an SM, so the grid cap of 1024 blocks is one wave on a 132-SM H100
+// or H200; it needs at most 32 registers a thread. Kernels that ptxas gave 33 to 36 registers
+// ran 7 blocks per SM, and the last 100 blocks ran as a thin second wave: fp8 -> f32 sums fell
+// from 1.00 to 0.95 of the read roofline at 2^30 (H100, arg_best_twosum/). The arg ops and
+// the f64 extremes keep their 40 to 55 registers (0 = no demand): held to 32, they spilled
+// inside the main loop (ptxas -v and the SASS, sm_90).
+template <class Op, int BLOCK> constexpr int full_min_blocks_per_sm() {
+  if constexpr (is_arg_op<Op>)
+    return 0;
+  else if constexpr (!Op::is_sum && std::is_same<typename Op::T, double>::value)
+    return 0;
+  else
+    return 2048 / BLOCK;
+}
+
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<OP, ACC>, BLOCK>()))
     reduce_full_single_pass(const storage_t<IN> *__restrict__ in, full_layout L,
                             typename full_op<OP, ACC>::T *__restrict__ partials,
                             unsigned int *__restrict__ ticket,
