@@ -252,30 +252,40 @@ template <int W> __device__ __forceinline__ float tree_sum_f32(float *t) {
   }
 }
 
-// The sum of one vector's terms (the elements, or their squares rounded in f32) in f32,
-// element by element. Used by the compensated f32 sums (compensated_sum.cuh), which then add
-// one value per tile exactly. The roundings inside a vector are of small values with random
-// signs, so they barely move the total; a tree here (fewer roundings) needed all 16 converted
-// fp8 terms live at once, and ptxas, keeping to 32 registers, then issued each tile's loads
-// one after another (e4m3 -> f32 sums at 0.90 of the read roofline, H100).
-template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_sum_f32(const vec16<storage_t<IN>> &x) {
-  constexpr int N = vec16<storage_t<IN>>::N;
+// The terms of one vector as f32 values: the elements, or their squares rounded in f32.
+template <cureduce_dtype IN, class Op, int N>
+__device__ __forceinline__ void vector_terms_f32(const vec16<storage_t<IN>> &x, float (&t)[N]) {
   if constexpr (IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) {
-    float2 f = __half22float2(fp8_pair<IN>(x, 0)); // one conversion instruction per two elements
-    float s = __fadd_rn(Op::lift(f.x, 0), Op::lift(f.y, 0));
 #pragma unroll
-    for (int k = 1; k < N / 2; ++k) {
-      f = __half22float2(fp8_pair<IN>(x, k));
-      s = __fadd_rn(__fadd_rn(s, Op::lift(f.x, 0)), Op::lift(f.y, 0));
+    for (int k = 0; k < N / 2; ++k) { // one conversion instruction per two elements
+      const float2 f = __half22float2(fp8_pair<IN>(x, k));
+      t[2 * k] = Op::lift(f.x, 0);
+      t[2 * k + 1] = Op::lift(f.y, 0);
     }
-    return s;
   } else {
-    float s = Op::lift(widen<IN>(x[0]), 0);
 #pragma unroll
-    for (int i = 1; i < N; ++i)
-      s = __fadd_rn(s, Op::lift(widen<IN>(x[i]), 0));
-    return s;
+    for (int i = 0; i < N; ++i)
+      t[i] = Op::lift(widen<IN>(x[i]), 0);
   }
+}
+
+// Whether plain f32 additions of the terms of a whole tile (up to 64 elements) are exact, so
+// that compensation is needed once per tile only: e4m3 sums. Every e4m3 value is a multiple of
+// 2^-9 below 448 in magnitude, so 64 of them sum to a multiple of 2^-9 below 2^14.9, which
+// takes 24 bits: exact in f32, in any order. (Squares are multiples of 2^-18 up to 2^17.6:
+// not exact.)
+template <cureduce_dtype IN, class Op>
+constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN);
+
+// The sum of one vector's terms in f32, element by element (exact where exact_tile_sums_f32).
+template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_sum_f32(const vec16<storage_t<IN>> &x) {
+  float t[vec16<storage_t<IN>>::N];
+  vector_terms_f32<IN, Op>(x, t);
+  float s = t[0];
+#pragma unroll
+  for (int i = 1; i < vec16<storage_t<IN>>::N; ++i)
+    s = __fadd_rn(s, t[i]);
+  return s;
 }
 
 // The arg ops' running best over whole vectors: the best vector extreme seen so far, the index
@@ -327,8 +337,8 @@ template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
 // another's). Kernels feed it scalars and whole vectors in increasing index order per thread
 // and read result() at the end. The arg ops keep one vector_best for all vectors (the slots
 // meet vectors in index order too) and use the slots for scalars only; compensated sums add
-// one sum per tile (or per vector outside whole tiles); everything else folds each vector
-// into its slot (fold_vector).
+// every term exactly (compensated_vector); everything else folds each vector into its slot
+// (fold_vector).
 template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
@@ -349,9 +359,25 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
     if constexpr (is_arg_op<Op>)
       best.take(x, first);
     else if constexpr (is_compensated<Op>)
-      acc[u] = Op::add(acc[u], vector_sum_f32<IN, typename Op::base>(x));
+      compensated_vector(acc[u], x);
     else
       acc[u] = fold_vector<IN, Op>(acc[u], x, first);
+  }
+
+  // Every term through TwoSum (the pair keeps each rounding error), but one per vector where
+  // the vector's plain sum is exact. Adding each vector's plain sum once left the roundings
+  // inside the vectors: with data of both signs, whose sum is much smaller than its terms, they
+  // put f32 sums 2 to 3 ulps from the exact sum (H100 bench of 1427ef0, n = 2^14 and 2^24).
+  __device__ __forceinline__ void compensated_vector(T &a, const V &x) const {
+    if constexpr (exact_tile_sums_f32<IN, typename Op::base>) {
+      a = Op::add(a, vector_sum_f32<IN, typename Op::base>(x));
+    } else {
+      float t[V::N];
+      vector_terms_f32<IN, typename Op::base>(x, t);
+#pragma unroll
+      for (int i = 0; i < V::N; ++i)
+        a = Op::add(a, t[i]);
+    }
   }
 
   // U vectors loaded together, slot u taking x[u] whose first element has index first(u).
@@ -359,14 +385,18 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
     if constexpr (is_arg_op<Op>) {
       best.take(x, first);
     } else if constexpr (is_compensated<Op>) {
-      // One TwoSum per tile, not per vector: the tile's vector sums are added as a tree first.
-      // Per vector, the six extra additions cost fp8 -> f32 sums 0.99 -> 0.90 of the read
-      // roofline at 2^28 (H100, arg_best_twosum/): they convert and add 16 elements a vector.
-      float t[U];
+      if constexpr (exact_tile_sums_f32<IN, typename Op::base>) {
+        // The tile's plain sum is exact: one TwoSum per tile.
+        float t[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        t[u] = vector_sum_f32<IN, typename Op::base>(x[u]);
-      acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
+        for (int u = 0; u < U; ++u)
+          t[u] = vector_sum_f32<IN, typename Op::base>(x[u]);
+        acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
+      } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          compensated_vector(acc[u], x[u]);
+      }
     } else {
 #pragma unroll
       for (int u = 0; u < U; ++u)
