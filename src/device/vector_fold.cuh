@@ -364,12 +364,14 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
       acc[u] = fold_vector<IN, Op>(acc[u], x, first);
   }
 
-  // Every term through TwoSum (the pair keeps each rounding error), but one per vector where
-  // the vector's plain sum is exact. Adding each vector's plain sum once left the roundings
-  // inside the vectors: with data of both signs, whose sum is much smaller than its terms, they
-  // put f32 sums 2 to 3 ulps from the exact sum (H100 bench of 1427ef0, n = 2^14 and 2^24).
+  // f32 inputs put every term through TwoSum (the pair keeps each rounding error). Adding each
+  // vector's plain sum once left the roundings inside the vectors: with data of both signs,
+  // whose sum is much smaller than its terms, f32 sums were 2 to 3 ulps from the exact sum,
+  // CUB's closer (H100 bench of 1427ef0, n = 2^14 and 2^24). Narrower inputs add one plain sum
+  // per vector: a TwoSum per term cost fp8 sums of squares 0.07 of the read roofline and bf16
+  // sums 0.01 to 0.04 (arg_best_twosum/focus3_*), for an accuracy no target asks of them.
   __device__ __forceinline__ void compensated_vector(T &a, const V &x) const {
-    if constexpr (exact_tile_sums_f32<IN, typename Op::base>) {
+    if constexpr (IN != CUREDUCE_F32) {
       a = Op::add(a, vector_sum_f32<IN, typename Op::base>(x));
     } else {
       float t[V::N];
