@@ -4,13 +4,12 @@
 // A partial is a pair (hi, lo) standing for hi + lo: hi is the plain f32 sum, and lo gathers
 // the rounding error of every addition into hi, each found exactly by TwoSum (Knuth). What is
 // added is each element for f32 inputs, and one plain sum per vector for narrower inputs
-// (vector_folder in vector_fold.cuh says why). The pair
-// travels through the thread's chain, the warp and block trees and the last block's fold of
-// the partials, and is rounded to one f32 only at the end. Without it, the H100 bench of
-// 3dbb65a had f32 sums 2 to 3 times further from the exact sum than CUB's at 4 of 11 sizes;
-// compensating only the per-thread chains (ea437b9) left the trees' roundings, which were then
-// as large as the chains' had been. The extra additions cost nothing measurable: the kernel
-// waits on memory. Deterministic like any fixed order of float operations.
+// (vector_folder in vector_fold.cuh says why). The pair travels through the thread's chain,
+// the warp and block trees and the last block's fold of the partials, and is rounded to one
+// f32 only at the end. Without it, the H100 bench of 3dbb65a had f32 sums 2 to 3 times
+// further from the exact sum than CUB's at 4 of 11 sizes; compensating only the per-thread
+// chains (ea437b9) still left 4 of 11. With it, none (0a991fd), at 1.00 to 1.01 of the read
+// roofline from 2^28 up (bench.csv). Deterministic like any fixed order of float operations.
 #pragma once
 
 #include "op_traits.cuh"
