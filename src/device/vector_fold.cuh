@@ -277,6 +277,11 @@ __device__ __forceinline__ void vector_terms_f32(const vec16<storage_t<IN>> &x, 
 template <cureduce_dtype IN, class Op>
 constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN);
 
+// Compensated sums (compensated_sum.cuh) whose tiles' plain sums are exact.
+template <cureduce_dtype IN, class Op> constexpr bool exact_compensated_tiles = false;
+template <cureduce_dtype IN, class Base>
+constexpr bool exact_compensated_tiles<IN, compensated_op<Base>> = exact_tile_sums_f32<IN, Base>;
+
 // The sum of one vector's terms in f32, element by element (exact where exact_tile_sums_f32).
 template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_sum_f32(const vec16<storage_t<IN>> &x) {
   float t[vec16<storage_t<IN>>::N];
@@ -386,19 +391,13 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   template <class First> __device__ __forceinline__ void vectors(const V (&x)[U], First first) {
     if constexpr (is_arg_op<Op>) {
       best.take(x, first);
-    } else if constexpr (is_compensated<Op>) {
-      if constexpr (exact_tile_sums_f32<IN, typename Op::base>) {
-        // The tile's plain sum is exact: one TwoSum per tile.
-        float t[U];
+    } else if constexpr (exact_compensated_tiles<IN, Op>) {
+      // The tile's plain sum is exact: one TwoSum per tile.
+      float t[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-          t[u] = vector_sum_f32<IN, typename Op::base>(x[u]);
-        acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
-      } else {
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          compensated_vector(acc[u], x[u]);
-      }
+      for (int u = 0; u < U; ++u)
+        t[u] = vector_sum_f32<IN, typename Op::base>(x[u]);
+      acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
     } else {
 #pragma unroll
       for (int u = 0; u < U; ++u)
