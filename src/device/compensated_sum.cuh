@@ -72,9 +72,10 @@ template <class Op> struct compensated_op {
 template <class Op> constexpr bool is_compensated = false;
 template <class Op> constexpr bool is_compensated<compensated_op<Op>> = true;
 
-// The op the full-array kernel runs for (OP, ACC): compensated where compensated_sum says so.
-template <cureduce_op OP, cureduce_dtype ACC>
+// The op the full-array kernel runs for (IN, OP, ACC): compensated where compensated_sum says
+// so, extremes in the input's own type (compare_op, op_traits.cuh).
+template <cureduce_dtype IN, cureduce_op OP, cureduce_dtype ACC>
 using full_op = typename std::conditional<compensated_sum<op<OP, acc<ACC>>>(),
-                                          compensated_op<op<OP, acc<ACC>>>, op<OP, acc<ACC>>>::type;
+                                          compensated_op<op<OP, acc<ACC>>>, compare_op<IN, OP, ACC>>::type;
 
 } // namespace cr

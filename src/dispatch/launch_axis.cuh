@@ -77,7 +77,7 @@ template <int BLOCK, auto KERNEL> unsigned resident_blocks(unsigned fallback) {
 // chunk up to one full wave of the GPU.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint64_t chunks) {
-  using Op = op<OP, acc<ACC>>;
+  using Op = compare_op<IN, OP, ACC>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
   static_assert(2 * CR_MAX_CHUNKS <= CR_AXIS_PARTIAL_SLOTS && CR_MAX_CHUNKS <= CR_AXIS_TICKETS,
                 "axis workspace too small for the chunked kernel");
@@ -101,7 +101,7 @@ cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint
 // the chunked kernel for longer ones.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
-  using Op = op<OP, acc<ACC>>;
+  using Op = compare_op<IN, OP, ACC>;
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), N = 16 / ELEM;
   // Both warp-based row kernels take (in, rows, cols, ld, group, out) and loop beyond the grid.
   const auto launch_warps = [&](auto kernel, uint64_t group, uint64_t rows_per_warp) {
@@ -151,7 +151,7 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK, int LAST>
 cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
-  using Op = op<OP, acc<ACC>>;
+  using Op = compare_op<IN, OP, ACC>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
   // Tile: up to CR_COLS_MAX_TX threads across the columns; fewer rows per block when there are
   // few rows, more columns instead.

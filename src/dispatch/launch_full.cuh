@@ -53,7 +53,7 @@ cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_w
   if constexpr (!offered<OP, ACC>()) {
     return CUREDUCE_ERROR_UNSUPPORTED;
   } else {
-    using Op = full_op<OP, ACC>;
+    using Op = full_op<IN, OP, ACC>;
     constexpr int ELEM = (int)sizeof(storage_t<IN>);
     constexpr cr_full_tuning T = full_tuning_for(ELEM);
     static_assert(T.block > 0, "no tuning row for this element size");

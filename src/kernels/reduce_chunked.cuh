@@ -166,11 +166,11 @@ __device__ __forceinline__ typename Op::T warp_fold(const storage_t<IN> *__restr
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL, int SHORT>
 __global__ void __launch_bounds__(BLOCK)
     reduce_chunked(const storage_t<IN> *__restrict__ in, segment_layout S, int64_t min_chunk,
-                   int64_t max_chunks, typename op<OP, acc<ACC>>::T *__restrict__ opening,
-                   typename op<OP, acc<ACC>>::T *__restrict__ closing,
+                   int64_t max_chunks, typename compare_op<IN, OP, ACC>::T *__restrict__ opening,
+                   typename compare_op<IN, OP, ACC>::T *__restrict__ closing,
                    unsigned int *__restrict__ counters,
-                   typename op<OP, acc<ACC>>::Out *__restrict__ out) {
-  using Op = op<OP, acc<ACC>>;
+                   typename compare_op<IN, OP, ACC>::Out *__restrict__ out) {
+  using Op = compare_op<IN, OP, ACC>;
   using T = typename Op::T;
   constexpr int WARPS = BLOCK / WARP_SIZE;
   const int warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;

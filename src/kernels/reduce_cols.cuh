@@ -129,9 +129,9 @@ __device__ __forceinline__ void store_results(typename Op::Out *dst, const typen
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL, int LAST>
 __global__ void __launch_bounds__(BLOCK)
     reduce_cols(const storage_t<IN> *__restrict__ in, cols_layout L,
-                typename op<OP, acc<ACC>>::T *__restrict__ partials,
-                unsigned int *__restrict__ tickets, typename op<OP, acc<ACC>>::Out *__restrict__ out) {
-  using Op = op<OP, acc<ACC>>;
+                typename compare_op<IN, OP, ACC>::T *__restrict__ partials,
+                unsigned int *__restrict__ tickets, typename compare_op<IN, OP, ACC>::Out *__restrict__ out) {
+  using Op = compare_op<IN, OP, ACC>;
   using T = typename Op::T;
   using E = storage_t<IN>;
   struct alignas(VEC * sizeof(E)) pack { E v[VEC]; };

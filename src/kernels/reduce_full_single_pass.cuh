@@ -46,8 +46,9 @@ template <class V, class L_> __device__ __forceinline__ int64_t element_of(const
 // or H200; it needs at most 32 registers a thread. Kernels that ptxas gave 33 to 36 registers
 // ran 7 blocks per SM, and the last 100 blocks ran as a thin second wave: fp8 -> f32 sums fell
 // from 1.00 to 0.95 of the read roofline at 2^30 (H100, arg_best_twosum/). The arg ops and
-// the f64 extremes keep their 40 to 55 registers (0 = no demand): held to 32, they spilled
-// inside the main loop (ptxas -v and the SASS, sm_90).
+// the extremes compared in f64 (f64 input, i64 absmax into f64; compare_dtype) keep their 40
+// to 55 registers (0 = no demand): held to 32, they spilled inside the main loop (ptxas -v and
+// the SASS, sm_90).
 template <class Op, int BLOCK> constexpr int full_min_blocks_per_sm() {
   if constexpr (is_arg_op<Op>)
     return 0;
@@ -58,12 +59,12 @@ template <class Op, int BLOCK> constexpr int full_min_blocks_per_sm() {
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<OP, ACC>, BLOCK>()))
+__global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP, ACC>, BLOCK>()))
     reduce_full_single_pass(const storage_t<IN> *__restrict__ in, full_layout L,
-                            typename full_op<OP, ACC>::T *__restrict__ partials,
+                            typename full_op<IN, OP, ACC>::T *__restrict__ partials,
                             unsigned int *__restrict__ ticket,
-                            typename full_op<OP, ACC>::Out *__restrict__ out) {
-  using Op = full_op<OP, ACC>; // f32 sums carry their rounding errors (compensated_sum.cuh)
+                            typename full_op<IN, OP, ACC>::Out *__restrict__ out) {
+  using Op = full_op<IN, OP, ACC>; // f32 sums carry their rounding errors (compensated_sum.cuh)
   using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
   const int tid = threadIdx.x;
