@@ -26,13 +26,43 @@ timer::timer(cudaStream_t stream, size_t l2_bytes) : stream_(stream), flush_byte
   BENCH_CUDA(cudaEventCreate(&start_));
   BENCH_CUDA(cudaEventCreate(&stop_));
   BENCH_CUDA(cudaMalloc(&flush_, flush_bytes_));
+  BENCH_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&release_host_), 2 * sizeof(int), cudaHostAllocMapped));
+  BENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&release_dev_), release_host_, 0));
+  release_host_[0] = 1;
+  release_host_[1] = 0;
 }
 
 timer::~timer() {
   cudaEventDestroy(start_);
   cudaEventDestroy(stop_);
   cudaFree(flush_);
+  cudaFreeHost(release_host_);
 }
+
+// Spins (sleeping between polls of host memory) until the host sets flag[0], or for at most
+// timeout_ns, which it then reports in flag[1]: a batch the host could not queue in time is
+// still timed, and counted by unheld_batches().
+__global__ void hold_until_released(volatile int *flag, unsigned long long timeout_ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    if (flag[0])
+      return;
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < timeout_ns);
+  flag[1] += 1;
+}
+
+void timer::hold() {
+  __atomic_store_n(&release_host_[0], 0, __ATOMIC_SEQ_CST);
+  hold_until_released<<<1, 1, 0, stream_>>>(release_dev_, 50ull * 1000 * 1000); // 50 ms
+  BENCH_CUDA(cudaGetLastError());
+}
+
+void timer::release() { __atomic_store_n(&release_host_[0], 1, __ATOMIC_SEQ_CST); }
+
+int timer::unheld_batches() const { return __atomic_load_n(&release_host_[1], __ATOMIC_SEQ_CST); }
 
 double timer::elapsed_us() {
   BENCH_CUDA(cudaEventSynchronize(stop_));

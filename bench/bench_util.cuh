@@ -48,9 +48,16 @@ public:
   // Median of `reps` runs, each after writing a buffer twice the L2 size (cold L2).
   template <class F> double cold_us(F &&run, int reps);
 
+  // Batches the GPU began before the host had queued them (hold() timed out): their times may
+  // include the host's launch cost.
+  int unheld_batches() const;
+
 private:
   double elapsed_us();
+  void hold();    // a kernel that keeps the stream waiting until release()
+  void release(); // lets it finish
   cudaStream_t stream_;
+  int *release_host_ = nullptr, *release_dev_ = nullptr; // mapped host flags: [0] release, [1] timed out
   cudaEvent_t start_, stop_;
   void *flush_ = nullptr;
   size_t flush_bytes_;
@@ -76,28 +83,33 @@ int reps_for(double one_run_us, double budget_ms, int lo, int hi);
 template <class F> double timer::hot_us(F &&run, int reps, int warmup) {
   for (int i = 0; i < warmup; ++i)
     run();
-  // Runs per timed batch: enough for the batch to last about HOT_BATCH_US, so that the time
-  // between launches is the GPU's and not the host's. Timing each run alone from an idle GPU
-  // also counted the launch's trip from the host: on the H100 a one-block kernel measured
-  // 6.6 us that way, about 3 us back to back (commit 0399f99's bench.csv, ../shared/GPU.md).
+  // Runs per timed batch: enough for the batch to last about HOT_BATCH_US. Each batch is
+  // queued behind hold(), a kernel that waits until the host has queued the whole batch, so
+  // the runs start back to back on the GPU and the time is the GPU's, not the host's. Timing
+  // each run alone from an idle GPU counted the launch's trip from the host (a one-block
+  // kernel: 6.6 us on the H100, commit 0399f99's bench.csv); queueing a batch behind one run
+  // (ea437b9) still let a run that takes the host longer to launch than the GPU to execute
+  // (CUB's two launches, our validating call) leave the GPU idle between runs.
   constexpr double HOT_BATCH_US = 200.0;
   constexpr int MAX_BATCH = 64;
   int batch = 1;
   if (reps > 1) {
-    run(); // queued first, so the timed run below starts as soon as the GPU is free
+    hold();
     BENCH_CUDA(cudaEventRecord(start_, stream_));
     run();
     BENCH_CUDA(cudaEventRecord(stop_, stream_));
+    release();
     const double one = elapsed_us();
     batch = (int)std::min<double>(MAX_BATCH, std::max<double>(1.0, HOT_BATCH_US / std::max(one, 0.5)));
   }
   std::vector<double> times;
   for (int i = 0; i < reps; ++i) {
-    run(); // keeps the GPU busy while the batch is queued behind it
+    hold();
     BENCH_CUDA(cudaEventRecord(start_, stream_));
     for (int b = 0; b < batch; ++b)
       run();
     BENCH_CUDA(cudaEventRecord(stop_, stream_));
+    release();
     times.push_back(elapsed_us() / batch);
   }
   return median(times);
