@@ -22,7 +22,8 @@ gpu_info current_gpu() {
   return g;
 }
 
-timer::timer(cudaStream_t stream, size_t l2_bytes) : stream_(stream), flush_bytes_(2 * l2_bytes) {
+timer::timer(cudaStream_t stream, size_t l2_bytes, bool held)
+    : stream_(stream), held_(held), flush_bytes_(2 * l2_bytes) {
   BENCH_CUDA(cudaEventCreate(&start_));
   BENCH_CUDA(cudaEventCreate(&stop_));
   BENCH_CUDA(cudaMalloc(&flush_, flush_bytes_));

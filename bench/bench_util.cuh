@@ -40,7 +40,8 @@ gpu_info current_gpu();
 // Times a callable that enqueues work on `stream`.
 class timer {
 public:
-  explicit timer(cudaStream_t stream, size_t l2_bytes);
+  // held: queue each hot batch behind hold() (GPU-paced; `bench --held`), else behind one run.
+  timer(cudaStream_t stream, size_t l2_bytes, bool held = false);
   ~timer();
   // Median over `reps` batches of back-to-back runs, after `warmup` runs, of the time per run
   // (data stays in L2 when it fits).
@@ -57,6 +58,7 @@ private:
   void hold();    // a kernel that keeps the stream waiting until release()
   void release(); // lets it finish
   cudaStream_t stream_;
+  bool held_;
   int *release_host_ = nullptr, *release_dev_ = nullptr; // mapped host flags: [0] release, [1] timed out
   cudaEvent_t start_, stop_;
   void *flush_ = nullptr;
@@ -83,33 +85,45 @@ int reps_for(double one_run_us, double budget_ms, int lo, int hi);
 template <class F> double timer::hot_us(F &&run, int reps, int warmup) {
   for (int i = 0; i < warmup; ++i)
     run();
-  // Runs per timed batch: enough for the batch to last about HOT_BATCH_US. Each batch is
-  // queued behind hold(), a kernel that waits until the host has queued the whole batch, so
-  // the runs start back to back on the GPU and the time is the GPU's, not the host's. Timing
-  // each run alone from an idle GPU counted the launch's trip from the host (a one-block
-  // kernel: 6.6 us on the H100, commit 0399f99's bench.csv); queueing a batch behind one run
-  // (ea437b9) still let a run that takes the host longer to launch than the GPU to execute
-  // (CUB's two launches, our validating call) leave the GPU idle between runs.
+  // Runs per timed batch: enough for the batch to last about HOT_BATCH_US, back to back.
+  // Timing each run alone from an idle GPU counted the launch's trip from the host (a
+  // one-block kernel: 6.6 us on the H100, commit 0399f99's bench.csv). By default a batch is
+  // queued behind one untimed run, as ../shared/GPU.md's anchors were measured: a run then
+  // costs the larger of its GPU time and the host's time to launch it, and a tiny kernel
+  // about 3.1 us on the H100. With held_, each batch waits behind hold() until the host has
+  // queued all of it, so the runs go at the GPU's pace alone: on the H100 the one-block
+  // roofline kernel took 2.1 us that way, and CUB's two-launch sums at 2^14 to 2^18 f32
+  // elements 4.9 to 5.1 us against 8.1 to 9.8 us (bench/results/.../hold_timing/).
   constexpr double HOT_BATCH_US = 200.0;
   constexpr int MAX_BATCH = 64;
+  auto before_batch = [&] {
+    if (held_)
+      hold();
+    else
+      run(); // keeps the GPU busy while the batch is queued behind it
+  };
+  auto after_batch = [&] {
+    if (held_)
+      release();
+  };
   int batch = 1;
   if (reps > 1) {
-    hold();
+    before_batch();
     BENCH_CUDA(cudaEventRecord(start_, stream_));
     run();
     BENCH_CUDA(cudaEventRecord(stop_, stream_));
-    release();
+    after_batch();
     const double one = elapsed_us();
     batch = (int)std::min<double>(MAX_BATCH, std::max<double>(1.0, HOT_BATCH_US / std::max(one, 0.5)));
   }
   std::vector<double> times;
   for (int i = 0; i < reps; ++i) {
-    hold();
+    before_batch();
     BENCH_CUDA(cudaEventRecord(start_, stream_));
     for (int b = 0; b < batch; ++b)
       run();
     BENCH_CUDA(cudaEventRecord(stop_, stream_));
-    release();
+    after_batch();
     times.push_back(elapsed_us() / batch);
   }
   return median(times);

@@ -76,7 +76,6 @@ struct rows_bench {
   cureduce_handle h = nullptr;
   std::vector<result_row> out_rows;
   int wrong = 0;
-  int unheld = 0; // hot batches that started before the host had queued them (timer::hold)
 
   // Validate then time one configuration.
   void run(cureduce_dtype d, cureduce_op op, const shape &s, int axis, const void *d_in,
@@ -187,7 +186,6 @@ struct rows_bench {
       }
     }
     out_rows.push_back(x);
-    unheld += t.unheld_batches();
     BENCH_CUDA(cudaFree(d_out));
   }
 };
@@ -229,7 +227,6 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
   }
   fprintf(s, "\nroofline targets (f32/bf16 sums: >= 0.9, segment mix >= 0.8): %d of %d met\n", total - misses, total);
   fprintf(s, "validated results: %d wrong\n", b.wrong);
-  fprintf(s, "hot batches not held until queued (their times may include host launch cost): %d\n", b.unheld);
   fclose(f);
   fclose(s);
   printf("wrote %s and %s\n", csv.c_str(), txt.c_str());
