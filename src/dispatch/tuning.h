@@ -5,7 +5,8 @@
  * never derived from the GPU, because the grid size fixes the order of combination and so the
  * bits of a float result (the same on every GPU).
  *
- * 1024 blocks of 256 threads is one full wave on a 132-SM H100/H200 (8 blocks of 256 per SM).
+ * 1024 blocks of 256 threads fit in one wave on a 132-SM H100/H200 (8 blocks of 256 per SM:
+ * 100 SMs get 8 and 32 get 7).
  * Candidate tables are built with -DCUREDUCE_TUNING_VARIANT=N (CMake cache variable of the same
  * name) and compared with `cureduce bench`; docs/performance.md records which one won. */
 #ifndef CUREDUCE_TUNING_H
@@ -29,6 +30,15 @@ typedef struct cr_full_tuning {
   X(2, 256, 8, 1024)                                                                            \
   X(4, 256, 8, 1024)                                                                            \
   X(8, 256, 8, 1024)
+#elif CUREDUCE_TUNING_VARIANT == 2
+/* Candidate: 1056 blocks, 8 on each of the 132 SMs of an H100/H200 (1024 leaves 32 SMs with 7).
+   Measured level with 1024 on the H100 (tuning/full_grid_1024_vs_1056: two alternating runs
+   each, every n >= 2^26 within 0.015 of the roofline), so 1024 stays. */
+#define CR_FULL_TUNING_TABLE(X)                                                                 \
+  X(1, 256, 4, 1056)                                                                            \
+  X(2, 256, 4, 1056)                                                                            \
+  X(4, 256, 4, 1056)                                                                            \
+  X(8, 256, 4, 1056)
 #else
 #define CR_FULL_TUNING_TABLE(X)                                                                 \
   X(1, 256, 4, 1024)                                                                            \
@@ -38,6 +48,10 @@ typedef struct cr_full_tuning {
 #endif
 
 /* The largest max_blocks of the table: the partials workspace the handle allocates. */
+#if CUREDUCE_TUNING_VARIANT == 2
+#define CR_FULL_MAX_BLOCKS 1056
+#else
 #define CR_FULL_MAX_BLOCKS 1024
+#endif
 
 #endif
