@@ -14,7 +14,7 @@
 namespace cr {
 
 constexpr cr_full_tuning FULL_TUNING[] = {
-#define CR_ROW(SIZE, BLOCK, UNROLL, MAX_BLOCKS) {SIZE, BLOCK, UNROLL, MAX_BLOCKS},
+#define CR_ROW(SIZE, BLOCK, UNROLL, MAX_BLOCKS, ARG_BLOCKS) {SIZE, BLOCK, UNROLL, MAX_BLOCKS, ARG_BLOCKS},
     CR_FULL_TUNING_TABLE(CR_ROW)
 #undef CR_ROW
 };
@@ -23,7 +23,7 @@ constexpr cr_full_tuning full_tuning_for(int elem_size) {
   for (const cr_full_tuning &row : FULL_TUNING)
     if (row.elem_size == elem_size)
       return row;
-  return cr_full_tuning{0, 0, 0, 0};
+  return cr_full_tuning{0, 0, 0, 0, 0};
 }
 
 // Workspace layout: the partials, then the ticket counter.
@@ -58,10 +58,14 @@ cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_w
     constexpr cr_full_tuning T = full_tuning_for(ELEM);
     static_assert(T.block > 0, "no tuning row for this element size");
     static_assert(T.max_blocks <= CR_FULL_MAX_BLOCKS, "workspace too small for this row");
+    static_assert(T.arg_blocks > 0 && T.arg_blocks <= T.max_blocks, "arg ops' grid cap out of range");
     static_assert(sizeof(typename Op::T) <= FULL_PARTIAL_BYTES, "partial too wide");
 
     const full_layout L = make_full_layout<ELEM, T.block, T.unroll>(d_in, n);
-    const uint64_t blocks = L.tiles < (uint64_t)T.max_blocks ? L.tiles : (uint64_t)T.max_blocks;
+    constexpr bool is_arg = OP == CUREDUCE_ARGMIN || OP == CUREDUCE_ARGMAX;
+    const int arg_cap = cr_full_arg_blocks(T.arg_blocks);
+    const uint64_t cap = (uint64_t)(is_arg && arg_cap > 0 && arg_cap < T.max_blocks ? arg_cap : T.max_blocks);
+    const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
     const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
     char *ws = static_cast<char *>(d_workspace);
     reduce_full_single_pass<IN, ACC, OP, T.block, T.unroll><<<grid, T.block, 0, stream>>>(
