@@ -22,22 +22,25 @@ gpu_info current_gpu() {
   return g;
 }
 
-timer::timer(cudaStream_t stream, size_t l2_bytes, bool held)
-    : stream_(stream), held_(held), flush_bytes_(2 * l2_bytes) {
+timer::timer(cudaStream_t stream, size_t l2_bytes, bool held_timing)
+    : stream_(stream), flush_bytes_(2 * l2_bytes) {
   BENCH_CUDA(cudaEventCreate(&start_));
   BENCH_CUDA(cudaEventCreate(&stop_));
   BENCH_CUDA(cudaMalloc(&flush_, flush_bytes_));
-  BENCH_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&release_host_), 2 * sizeof(int), cudaHostAllocMapped));
-  BENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&release_dev_), release_host_, 0));
-  release_host_[0] = 1;
-  release_host_[1] = 0;
+  if (held_timing) { // the flags exist only for held timing: their presence is what held() reports
+    BENCH_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&release_host_), 2 * sizeof(int), cudaHostAllocMapped));
+    BENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&release_dev_), release_host_, 0));
+    release_host_[0] = 1;
+    release_host_[1] = 0;
+  }
 }
 
 timer::~timer() {
   cudaEventDestroy(start_);
   cudaEventDestroy(stop_);
   cudaFree(flush_);
-  cudaFreeHost(release_host_);
+  if (release_host_)
+    cudaFreeHost(release_host_);
 }
 
 // Spins (sleeping between polls of host memory) until the host sets flag[0], or for at most
@@ -63,7 +66,9 @@ void timer::hold() {
 
 void timer::release() { __atomic_store_n(&release_host_[0], 1, __ATOMIC_SEQ_CST); }
 
-int timer::unheld_batches() const { return __atomic_load_n(&release_host_[1], __ATOMIC_SEQ_CST); }
+int timer::unheld_batches() const {
+  return release_host_ ? __atomic_load_n(&release_host_[1], __ATOMIC_SEQ_CST) : 0;
+}
 
 double timer::elapsed_us() {
   BENCH_CUDA(cudaEventSynchronize(stop_));

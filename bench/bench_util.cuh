@@ -40,8 +40,8 @@ gpu_info current_gpu();
 // Times a callable that enqueues work on `stream`.
 class timer {
 public:
-  // held: queue each hot batch behind hold() (GPU-paced; `bench --held`), else behind one run.
-  timer(cudaStream_t stream, size_t l2_bytes, bool held = false);
+  // held_timing: queue each hot batch behind hold() (GPU-paced; `bench --held`), else behind one run.
+  timer(cudaStream_t stream, size_t l2_bytes, bool held_timing = false);
   ~timer();
   // Median over `reps` batches of back-to-back runs, after `warmup` runs, of the time per run
   // (data stays in L2 when it fits).
@@ -55,11 +55,12 @@ public:
 
 private:
   double elapsed_us();
+  bool held() const { return release_host_ != nullptr; }
   void hold();    // a kernel that keeps the stream waiting until release()
   void release(); // lets it finish
   cudaStream_t stream_;
-  bool held_;
-  int *release_host_ = nullptr, *release_dev_ = nullptr; // mapped host flags: [0] release, [1] timed out
+  // Mapped host flags of held timing (null otherwise): [0] release, [1] batches let go early.
+  int *release_host_ = nullptr, *release_dev_ = nullptr;
   cudaEvent_t start_, stop_;
   void *flush_ = nullptr;
   size_t flush_bytes_;
@@ -90,20 +91,20 @@ template <class F> double timer::hot_us(F &&run, int reps, int warmup) {
   // one-block kernel: 6.6 us on the H100, commit 0399f99's bench.csv). By default a batch is
   // queued behind one untimed run, as ../shared/GPU.md's anchors were measured: a run then
   // costs the larger of its GPU time and the host's time to launch it, and a tiny kernel
-  // about 3.1 us on the H100. With held_, each batch waits behind hold() until the host has
+  // about 3.1 us on the H100. When held(), each batch waits behind hold() until the host has
   // queued all of it, so the runs go at the GPU's pace alone: on the H100 the one-block
   // roofline kernel took 2.1 us that way, and CUB's two-launch sums at 2^14 to 2^18 f32
   // elements 4.9 to 5.1 us against 8.1 to 9.8 us (bench/results/.../hold_timing/).
   constexpr double HOT_BATCH_US = 200.0;
   constexpr int MAX_BATCH = 64;
   auto before_batch = [&] {
-    if (held_)
+    if (held())
       hold();
     else
       run(); // keeps the GPU busy while the batch is queued behind it
   };
   auto after_batch = [&] {
-    if (held_)
+    if (held())
       release();
   };
   int batch = 1;
