@@ -76,6 +76,16 @@
    slower; more slices lengthen the last block's fold. */
 #define CR_COLS_TARGET_BLOCKS 1024
 #define CR_COLS_MAX_TX 32
+/* Narrower column tiles, down to CR_COLS_MIN_TX threads, where that avoids row slices or keeps
+   the partials each tile's last block folds within CR_COLS_MAX_TAIL_BYTES (choose_cols_plan in
+   launch_axis.cuh). Measured on an H100 (tuning/cols_o_tx, one tuning build, tiles of at most
+   8, 16, 32 and 64 threads, two runs each; roof fractions of the sums): f32 32768x1024 columns
+   0.891 at 32 (64 KiB to fold) -> 0.925 at 16 (16 KiB); f32 65536x128 0.568 (128 KiB) -> 0.702
+   at 8 (8 KiB); bf16 32768x1024 0.80 -> 0.845; bf16 1024x65536 0.883 (4 slices) -> 0.95 at 8
+   (1024 tiles, no slices); f32 1024x65536 0.961 -> 0.988 at 16 (no slices). Narrower than needed
+   costs: bf16 4096x4096 0.679 at 32 (16 KiB) against 0.629 at 8. */
+#define CR_COLS_MIN_TX 8
+#define CR_COLS_MAX_TAIL_BYTES 16384
 /* Threads per block of the column kernel (a power of two, 256 to 1024). */
 #define CR_COLS_BLOCK 256
 /* Partial values each thread of a column tile's last block has in flight while it folds the

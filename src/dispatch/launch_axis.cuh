@@ -149,14 +149,19 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
   return launch_chunked<IN, ACC, OP>(a, S, 0);
 }
 
-template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK, int LAST>
-cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
-  using Op = compare_op<IN, OP, ACC>;
-  static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
-  // Tile: up to CR_COLS_MAX_TX threads across the columns; fewer rows per block when there are
-  // few rows, more columns instead.
+// How a column reduction is cut: tiles of tx threads across the columns, ty threads down the
+// rows, and `slices` row slices of slice_rows rows each. A function of the shape, the element
+// size and the partial's size only: it fixes the order of combination.
+struct cols_plan {
+  uint64_t tx, ty, tiles, slices, slice_rows;
+};
+
+// The plan with tiles of at most max_tx threads across the columns.
+template <int VEC, int UNROLL, int BLOCK> cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx) {
+  // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
+  // rows, more columns instead.
   const uint64_t groups = cols / VEC;
-  uint64_t tx = pow2_ceil(groups) < CR_COLS_MAX_TX ? pow2_ceil(groups) : CR_COLS_MAX_TX;
+  uint64_t tx = pow2_ceil(groups) < max_tx ? pow2_ceil(groups) : max_tx;
   uint64_t ty = BLOCK / tx;
   const uint64_t ty_rows = pow2_floor(rows / UNROLL > 0 ? rows / UNROLL : 1);
   if (ty > ty_rows) {
@@ -178,7 +183,34 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
   if (slices < 1 || tiles > CR_AXIS_TICKETS)
     slices = 1;
   const uint64_t slice_rows = div_up(rows, slices);
-  slices = div_up(rows, slice_rows);
+  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows};
+}
+
+// The tile width, from CR_COLS_MAX_TX threads down to CR_COLS_MIN_TX (axis_tuning.h): the
+// widest with enough tiles to need no row slices at all; else the widest whose last block
+// folds at most CR_COLS_MAX_TAIL_BYTES of partials (that fold runs on one SM while the rest of
+// the GPU waits); else the narrowest.
+template <int VEC, int UNROLL, int BLOCK>
+cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+  const uint64_t widest = CR_COLS_MAX_TX, narrowest = CR_COLS_MIN_TX < widest ? CR_COLS_MIN_TX : widest;
+  for (uint64_t cap = widest; cap >= narrowest; cap /= 2) {
+    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap);
+    if (P.tiles >= CR_COLS_TARGET_BLOCKS)
+      return P;
+  }
+  for (uint64_t cap = widest;; cap /= 2) {
+    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap);
+    if (P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES || cap / 2 < narrowest)
+      return P;
+  }
+}
+
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK, int LAST>
+cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
+  using Op = compare_op<IN, OP, ACC>;
+  static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
+  const cols_plan P = choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, sizeof(typename Op::T));
+  const uint64_t tx = P.tx, tiles = P.tiles, slices = P.slices, slice_rows = P.slice_rows;
   if (tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
