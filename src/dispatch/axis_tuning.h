@@ -76,6 +76,16 @@
    slower; more slices lengthen the last block's fold. */
 #define CR_COLS_TARGET_BLOCKS 1024
 #define CR_COLS_MAX_TX 32
+/* Narrower column tiles, down to CR_COLS_MIN_TX threads, where that avoids row slices or keeps
+   the partials each tile's last block folds within CR_COLS_MAX_TAIL_BYTES (choose_cols_plan in
+   launch_axis.cuh). Measured on an H100 (tuning/cols_o_tx, one tuning build, tiles of at most
+   8, 16, 32 and 64 threads, two runs each; roof fractions of the sums): f32 32768x1024 columns
+   0.891 at 32 (64 KiB to fold) -> 0.925 at 16 (16 KiB); f32 65536x128 0.568 (128 KiB) -> 0.702
+   at 8 (8 KiB); bf16 32768x1024 0.80 -> 0.845; bf16 1024x65536 0.883 (4 slices) -> 0.95 at 8
+   (1024 tiles, no slices); f32 1024x65536 0.961 -> 0.988 at 16 (no slices). Narrower than needed
+   costs: bf16 4096x4096 0.679 at 32 (16 KiB) against 0.629 at 8. */
+#define CR_COLS_MIN_TX 8
+#define CR_COLS_MAX_TAIL_BYTES 16384
 /* Threads per block of the column kernel (a power of two, 256 to 1024). */
 #define CR_COLS_BLOCK 256
 /* Partial values each thread of a column tile's last block has in flight while it folds the
@@ -83,12 +93,6 @@
 #ifndef CR_COLS_LAST_VALUES
 #define CR_COLS_LAST_VALUES 16
 #endif
-/* Staged column kernel: CR_COLS_STAGES passes of CR_COLS_STAGED_UNROLL rows in flight per
-   thread through shared memory (cp.async), where every thread folds at least
-   CR_COLS_STAGED_MIN_ROWS rows of 16-byte packs. */
-#define CR_COLS_STAGES 4
-#define CR_COLS_STAGED_UNROLL 4
-#define CR_COLS_STAGED_MIN_ROWS 16
 
 #if CUREDUCE_TUNING_VARIANT == 99
 /* Tuning build: CR_ROWS_SHORT_MAX_VECTORS comes from the environment (same name), so one build
@@ -111,12 +115,13 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
    warp's slice). */
 #undef CR_CHUNK_MIN_BYTES
 #define CR_CHUNK_MIN_BYTES cr_tuning_env("CR_CHUNK_MIN_BYTES", 262144)
-/* The staged column kernel's depth (0, 2 or 4: all three are built) and the rows a thread
-   must fold before it is used. */
-#undef CR_COLS_STAGES
-#define CR_COLS_STAGES cr_tuning_env("CR_COLS_STAGES", 4)
-#undef CR_COLS_STAGED_MIN_ROWS
-#define CR_COLS_STAGED_MIN_ROWS cr_tuning_env("CR_COLS_STAGED_MIN_ROWS", 16)
+/* The column unroll, block size and last-fold values in flight are template arguments:
+   unrolls 4 and 8 with blocks of 256 and 512 threads (1024 measured slower,
+   tuning/axis_h_cols_*) and, with blocks of 256, 16, 32 or 64 values in flight are built; the
+   environment picks one (unset: the release values). */
+#define CR_COLS_UNROLL_TUNED(ELEM) cr_tuning_env("CR_COLS_UNROLL", CR_COLS_UNROLL(ELEM))
+#define CR_COLS_BLOCK_TUNED cr_tuning_env("CR_COLS_BLOCK", CR_COLS_BLOCK)
+#define CR_COLS_LAST_VALUES_TUNED cr_tuning_env("CR_COLS_LAST_VALUES", CR_COLS_LAST_VALUES)
 #endif
 
 /* Workspace of the axis kernels: partial slots (16 bytes each: the widest partial) and

@@ -150,22 +150,23 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
 }
 
 // How a column reduction is cut: tiles of tx threads across the columns, ty threads down the
-// rows, and `slices` row slices of slice_rows rows. A function of the shape only: it fixes the
-// order of combination.
+// rows, and `slices` row slices of slice_rows rows each. A function of the shape, the element
+// size and the partial's size only: it fixes the order of combination.
 struct cols_plan {
   uint64_t tx, ty, tiles, slices, slice_rows;
 };
 
-template <int VEC, int UNROLL> cols_plan plan_cols(uint64_t rows, uint64_t cols) {
-  // Tile: up to CR_COLS_MAX_TX threads across the columns; fewer rows per block when there are
-  // few rows, more columns instead.
+// The plan with tiles of at most max_tx threads across the columns.
+template <int VEC, int UNROLL, int BLOCK> cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx) {
+  // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
+  // rows, more columns instead.
   const uint64_t groups = cols / VEC;
-  uint64_t tx = pow2_ceil(groups) < CR_COLS_MAX_TX ? pow2_ceil(groups) : CR_COLS_MAX_TX;
-  uint64_t ty = CR_COLS_BLOCK / tx;
+  uint64_t tx = pow2_ceil(groups) < max_tx ? pow2_ceil(groups) : max_tx;
+  uint64_t ty = BLOCK / tx;
   const uint64_t ty_rows = pow2_floor(rows / UNROLL > 0 ? rows / UNROLL : 1);
   if (ty > ty_rows) {
     ty = ty_rows;
-    tx = CR_COLS_BLOCK / ty;
+    tx = BLOCK / ty;
   }
   const uint64_t tiles = div_up(groups, tx);
   // Row slices: enough blocks, each thread still folding a fair number of rows, the partials
@@ -185,39 +186,37 @@ template <int VEC, int UNROLL> cols_plan plan_cols(uint64_t rows, uint64_t cols)
   return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows};
 }
 
-// Let `kernel` use `bytes` of dynamic shared memory (static and dynamic together above 48 KiB
-// must be asked for), with as much of the SM's L1 as shared memory as it allows (else the
-// driver may keep the L1 large and fit fewer blocks), once per kernel and device.
-template <auto KERNEL> bool allow_dynamic_shared(size_t bytes) {
-  static std::atomic<bool> done[64]; // by device ordinal
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-    return false;
-  if (done[dev].load(std::memory_order_relaxed))
-    return true;
-  if (cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) != cudaSuccess ||
-      cudaFuncSetAttribute(KERNEL, cudaFuncAttributePreferredSharedMemoryCarveout,
-                           cudaSharedmemCarveoutMaxShared) != cudaSuccess)
-    return false;
-  done[dev].store(true, std::memory_order_relaxed);
-  return true;
+// The tile width, from CR_COLS_MAX_TX threads down to CR_COLS_MIN_TX (axis_tuning.h): the
+// widest with enough tiles to need no row slices at all; else the widest whose last block
+// folds at most CR_COLS_MAX_TAIL_BYTES of partials (that fold runs on one SM while the rest of
+// the GPU waits); else the narrowest.
+template <int VEC, int UNROLL, int BLOCK>
+cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+  const uint64_t widest = CR_COLS_MAX_TX, narrowest = CR_COLS_MIN_TX < widest ? CR_COLS_MIN_TX : widest;
+  for (uint64_t cap = widest; cap >= narrowest; cap /= 2) {
+    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap);
+    if (P.tiles >= CR_COLS_TARGET_BLOCKS)
+      return P;
+  }
+  for (uint64_t cap = widest;; cap /= 2) {
+    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap);
+    if (P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES || cap / 2 < narrowest)
+      return P;
+  }
 }
 
-// One column kernel over a plan. DEPTH > 0: the staged kernel, DEPTH passes of UNROLL rows in
-// flight through shared memory.
-template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int LAST, int DEPTH>
-cureduce_status launch_cols_kernel(const axis_call &a, const cols_plan &P, uint64_t rows, uint64_t cols,
-                                   uint64_t ld) {
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK, int LAST>
+cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = compare_op<IN, OP, ACC>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
-  constexpr auto kernel = reduce_cols<IN, ACC, OP, CR_COLS_BLOCK, VEC, UNROLL, LAST, DEPTH>;
-  constexpr size_t shared = (size_t)DEPTH * UNROLL * CR_COLS_BLOCK * 16;
-  if (shared > 0 && !allow_dynamic_shared<kernel>(shared))
-    return CUREDUCE_ERROR_CUDA;
-  if (P.tiles > 0x7fffffffu)
+  const cols_plan P = choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, sizeof(typename Op::T));
+  const uint64_t tx = P.tx, tiles = P.tiles, slices = P.slices, slice_rows = P.slice_rows;
+  if (tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx};
-  kernel<<<dim3((unsigned)P.tiles, (unsigned)P.slices), CR_COLS_BLOCK, shared, a.stream>>>(
+
+  const cols_layout L{rows, cols, ld, slice_rows, (int)tx};
+  const dim3 grid((unsigned)tiles, (unsigned)slices);
+  reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, LAST><<<grid, BLOCK, 0, a.stream>>>(
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
       reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
       static_cast<typename Op::Out *>(a.out));
@@ -225,30 +224,25 @@ cureduce_status launch_cols_kernel(const axis_call &a, const cols_plan &P, uint6
 }
 
 // Columns: 16-byte packs of columns when every row allows them, else one column per thread.
-// Packs whose threads fold at least CR_COLS_STAGED_MIN_ROWS rows each take the staged kernel:
-// the same plan and order, so the same bits.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
-  constexpr uint64_t ELEM = sizeof(storage_t<IN>);
-  constexpr int PACK = (int)(16 / ELEM), UNROLL = CR_COLS_UNROLL(ELEM), LAST = CR_COLS_LAST_VALUES;
-  if (!rows_are_vectors<ELEM>(a.in, cols, ld))
-    return launch_cols_kernel<IN, ACC, OP, 1, UNROLL, LAST, 0>(a, plan_cols<1, UNROLL>(rows, cols), rows,
-                                                                cols, ld);
-  const cols_plan P = plan_cols<PACK, UNROLL>(rows, cols);
-  const bool staged = P.slice_rows / P.ty >= CR_COLS_STAGED_MIN_ROWS;
-#if CUREDUCE_TUNING_VARIANT == 99 // the depth from the environment: 0 (registers), 2 or 4
-  const unsigned long depth = CR_COLS_STAGES;
-  if (staged && depth == 2)
-    return launch_cols_kernel<IN, ACC, OP, PACK, CR_COLS_STAGED_UNROLL, LAST, 2>(a, P, rows, cols, ld);
-  if (staged && depth == 4)
-    return launch_cols_kernel<IN, ACC, OP, PACK, CR_COLS_STAGED_UNROLL, LAST, 4>(a, P, rows, cols, ld);
-#else
-  if constexpr (CR_COLS_STAGES > 0)
-    if (staged)
-      return launch_cols_kernel<IN, ACC, OP, PACK, CR_COLS_STAGED_UNROLL, LAST, CR_COLS_STAGES>(a, P, rows,
-                                                                                          cols, ld);
+  constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
+  constexpr int UNROLL = CR_COLS_UNROLL(ELEM);
+  const bool packs = rows_are_vectors<ELEM>(a.in, cols, ld);
+#if CUREDUCE_TUNING_VARIANT == 99
+  const unsigned long unroll = CR_COLS_UNROLL_TUNED(ELEM), block = CR_COLS_BLOCK_TUNED,
+                      last = CR_COLS_LAST_VALUES_TUNED;
+#define CR_COLS_TRY(U, B, L)                                                                   \
+  if (unroll == U && block == B && last == L)                                                  \
+    return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, U, B, L>(a, rows, cols, ld)         \
+                 : launch_cols_vec<IN, ACC, OP, 1, U, B, L>(a, rows, cols, ld);
+  CR_COLS_TRY(4, 256, 16) CR_COLS_TRY(8, 256, 16) CR_COLS_TRY(4, 512, 16) CR_COLS_TRY(8, 512, 16)
+  CR_COLS_TRY(4, 256, 32) CR_COLS_TRY(8, 256, 32) CR_COLS_TRY(4, 256, 64) CR_COLS_TRY(8, 256, 64)
+#undef CR_COLS_TRY
 #endif
-  return launch_cols_kernel<IN, ACC, OP, PACK, UNROLL, LAST, 0>(a, P, rows, cols, ld);
+  constexpr int LAST = CR_COLS_LAST_VALUES;
+  return packs ? launch_cols_vec<IN, ACC, OP, (int)PACK, UNROLL, CR_COLS_BLOCK, LAST>(a, rows, cols, ld)
+               : launch_cols_vec<IN, ACC, OP, 1, UNROLL, CR_COLS_BLOCK, LAST>(a, rows, cols, ld);
 }
 
 enum axis_kind { AXIS_ROWS, AXIS_COLS, AXIS_SEGMENTS };
