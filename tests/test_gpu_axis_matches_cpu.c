@@ -3,11 +3,11 @@
  * shapes: one row, one column, cols = 1 .. 33, a leading dimension larger than cols (also one
  * that keeps short rows 16-byte aligned), starts that are not 16-byte aligned, rows long enough
  * to cross the chunked kernel's chunks, columns long enough to be cut into slices (one group of
- * slices, and several: 65536x1 and 135000x1 are the smallest, for the sanitizer runs), columns
- * of aligned rows that take the staged column kernel (at least 16 rows a thread: 520x128 and
- * 1040x64 cut into 2 slices, small enough for the sanitizer runs at 70000 elements; 16384x256,
- * whose last block folds several batches of slices for the wider partials), and segment mixes
- * with empty, tiny and huge segments.
+ * slices, and several: 65536x1 and 135000x1 are the smallest, for the sanitizer runs), column
+ * plans of narrower tiles and their slices (520x128 and 1040x64 cut into 2 slices, small enough
+ * for the sanitizer runs at 70000 elements; 16384x256; 4096x1024, where 8-byte types get the
+ * longer slices of CR_COLS_MIN_ROWS_PER_THREAD), and segment mixes with empty, tiny and huge
+ * segments.
  * Each call also runs twice and must give the same bits.
  *
  * CUREDUCE_TEST_MAX_N caps the elements of one case (the sanitizer runs use it). */
@@ -28,7 +28,7 @@ static const shape FIXED_SHAPES[] = {
     {4096, 8, 0, 0},   {33, 513, 7, 2},   {300, 4097, 0, 0}, {2, 0, 0, 0},     {0, 5, 0, 0},
     {1000, 7, 0, 0},   {5000, 128, 0, 0}, {70001, 3, 2, 1},  {100, 1000, 24, 0}, {8, 5000, 0, 0},
     {20000, 64, 0, 0}, {2, 300000, 0, 0}, {300, 16, 8, 0}, {65536, 1, 0, 0}, {135000, 1, 0, 1},
-    {520, 128, 0, 0},  {1040, 64, 0, 0},  {16384, 256, 0, 0}};
+    {520, 128, 0, 0},  {1040, 64, 0, 0},  {16384, 256, 0, 0}, {4096, 1024, 0, 0}};
 
 #define MAX_ELEMS (1u << 22)
 #define MAX_OUTPUTS (1u << 20)

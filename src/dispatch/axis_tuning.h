@@ -64,7 +64,16 @@
    slower for f32, hence the unroll by element size. */
 #define CR_ROWS_LANES_MAX_BYTES 16384
 #define CR_CHUNK_MIN_BYTES 262144
-#define CR_COLS_MIN_ROWS_PER_THREAD 32
+/* Column threads fold at least CR_COLS_MIN_ROWS_PER_THREAD rows before the rows are cut into
+   more slices, or half as many where that would leave fewer than CR_COLS_MIN_BLOCKS blocks
+   (choose_cols_plan). Measured on an H100 (tuning/cols_p_slices, one tuning build, 32, 64 and
+   128 rows, two runs each): 64 against 32 took f32 1048576x32 columns 0.857/0.853 ->
+   0.909/0.906, f32 32768x1024 0.909/0.909 -> 0.942/0.935, f32 65536x128 0.694/0.704 ->
+   0.725/0.721, bf16 32768x1024 0.848/0.854 -> 0.862/0.866; but bf16 65536x128 fell from
+   0.561/0.517 to 0.455/0.453 with 64 blocks, hence the floor. 128 rows lost up to 0.2 (bf16
+   4096x4096 0.68 -> 0.50). */
+#define CR_COLS_MIN_ROWS_PER_THREAD 64
+#define CR_COLS_MIN_BLOCKS 128
 #define CR_COLS_UNROLL(ELEM) ((ELEM) >= 4 ? 8 : 4)
 
 /* Columns: CR_COLS_UNROLL (above) is the vectors (rows) per thread in flight, by element size;
@@ -106,11 +115,13 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 #undef CR_ROWS_SHORT_MAX_VECTORS
 #define CR_ROWS_SHORT_MAX_VECTORS cr_tuning_env("CR_ROWS_SHORT_MAX_VECTORS", 8)
 #undef CR_COLS_MIN_ROWS_PER_THREAD
-#define CR_COLS_MIN_ROWS_PER_THREAD cr_tuning_env("CR_COLS_MIN_ROWS_PER_THREAD", 32)
+#define CR_COLS_MIN_ROWS_PER_THREAD cr_tuning_env("CR_COLS_MIN_ROWS_PER_THREAD", 64)
 #undef CR_COLS_TARGET_BLOCKS
 #define CR_COLS_TARGET_BLOCKS cr_tuning_env("CR_COLS_TARGET_BLOCKS", 1024)
 #undef CR_COLS_MAX_TX
 #define CR_COLS_MAX_TX cr_tuning_env("CR_COLS_MAX_TX", 32)
+#undef CR_COLS_MAX_TAIL_BYTES
+#define CR_COLS_MAX_TAIL_BYTES cr_tuning_env("CR_COLS_MAX_TAIL_BYTES", 16384)
 /* The smallest chunk of the chunked kernel, in bytes (a multiple of 128: whole vectors in each
    warp's slice). */
 #undef CR_CHUNK_MIN_BYTES

@@ -156,8 +156,10 @@ struct cols_plan {
   uint64_t tx, ty, tiles, slices, slice_rows;
 };
 
-// The plan with tiles of at most max_tx threads across the columns.
-template <int VEC, int UNROLL, int BLOCK> cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx) {
+// The plan with tiles of at most max_tx threads across the columns, each thread folding at
+// least min_rows rows before the rows are cut into more slices.
+template <int VEC, int UNROLL, int BLOCK>
+cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows) {
   // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
   // rows, more columns instead.
   const uint64_t groups = cols / VEC;
@@ -172,7 +174,7 @@ template <int VEC, int UNROLL, int BLOCK> cols_plan plan_cols(uint64_t rows, uin
   // Row slices: enough blocks, each thread still folding a fair number of rows, the partials
   // within the workspace, and a ticket for every tile.
   uint64_t slices = div_up(CR_COLS_TARGET_BLOCKS, tiles);
-  const uint64_t by_rows = rows / (ty * CR_COLS_MIN_ROWS_PER_THREAD);
+  const uint64_t by_rows = rows / (ty * min_rows);
   const uint64_t by_slots = CR_AXIS_PARTIAL_SLOTS / cols;
   if (slices > by_rows)
     slices = by_rows;
@@ -191,18 +193,28 @@ template <int VEC, int UNROLL, int BLOCK> cols_plan plan_cols(uint64_t rows, uin
 // folds at most CR_COLS_MAX_TAIL_BYTES of partials (that fold runs on one SM while the rest of
 // the GPU waits); else the narrowest.
 template <int VEC, int UNROLL, int BLOCK>
-cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t min_rows) {
   const uint64_t widest = CR_COLS_MAX_TX, narrowest = CR_COLS_MIN_TX < widest ? CR_COLS_MIN_TX : widest;
   for (uint64_t cap = widest; cap >= narrowest; cap /= 2) {
-    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap);
+    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
     if (P.tiles >= CR_COLS_TARGET_BLOCKS)
       return P;
   }
   for (uint64_t cap = widest;; cap /= 2) {
-    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap);
+    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
     if (P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES || cap / 2 < narrowest)
       return P;
   }
+}
+
+// Fewer, longer slices (CR_COLS_MIN_ROWS_PER_THREAD rows a thread), unless that leaves fewer
+// than CR_COLS_MIN_BLOCKS blocks: then half as many rows a thread.
+template <int VEC, int UNROLL, int BLOCK>
+cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+  const cols_plan P = choose_cols_width<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, CR_COLS_MIN_ROWS_PER_THREAD);
+  if (P.tiles * P.slices >= CR_COLS_MIN_BLOCKS)
+    return P;
+  return choose_cols_width<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, CR_COLS_MIN_ROWS_PER_THREAD / 2);
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK, int LAST>
