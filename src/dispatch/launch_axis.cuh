@@ -195,15 +195,18 @@ cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_
 template <int VEC, int UNROLL, int BLOCK>
 cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t min_rows) {
   const uint64_t widest = CR_COLS_MAX_TX, narrowest = CR_COLS_MIN_TX < widest ? CR_COLS_MIN_TX : widest;
-  for (uint64_t cap = widest; cap >= narrowest; cap /= 2) {
-    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
+  cols_plan P{}, fits{};
+  bool any_fits = false;
+  for (uint64_t cap = widest;; cap /= 2) {
+    P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
     if (P.tiles >= CR_COLS_TARGET_BLOCKS)
       return P;
-  }
-  for (uint64_t cap = widest;; cap /= 2) {
-    const cols_plan P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
-    if (P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES || cap / 2 < narrowest)
-      return P;
+    if (!any_fits && P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES) {
+      fits = P;
+      any_fits = true;
+    }
+    if (cap / 2 < narrowest)
+      return any_fits ? fits : P;
   }
 }
 
