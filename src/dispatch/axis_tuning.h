@@ -122,6 +122,8 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 #define CR_COLS_MAX_TX cr_tuning_env("CR_COLS_MAX_TX", 32)
 #undef CR_COLS_MAX_TAIL_BYTES
 #define CR_COLS_MAX_TAIL_BYTES cr_tuning_env("CR_COLS_MAX_TAIL_BYTES", 16384)
+#undef CR_COLS_MIN_BLOCKS
+#define CR_COLS_MIN_BLOCKS cr_tuning_env("CR_COLS_MIN_BLOCKS", 128)
 /* The smallest chunk of the chunked kernel, in bytes (a multiple of 128: whole vectors in each
    warp's slice). */
 #undef CR_CHUNK_MIN_BYTES
