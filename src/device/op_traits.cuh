@@ -157,8 +157,11 @@ template <class A> struct op<CUREDUCE_ARGMAX, A> : arg_op<A, true> {
 // 0.87 to 0.88 for f16 and bf16 in their own type. Kept in the accumulator: sums (which round
 // in it), i64 absmax into f64 (|INT64_MIN| is only exact there) and i64 arg ops into f64
 // (rounding to f64 makes ties, and ties pick the first index).
+// ARGMIN and ARGMAX: the ops whose result is an index.
+constexpr bool is_arg_kind(cureduce_op op) { return op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX; }
+
 template <cureduce_dtype IN, cureduce_op OP, cureduce_dtype ACC> constexpr cureduce_dtype compare_dtype() {
-  constexpr bool is_arg = OP == CUREDUCE_ARGMIN || OP == CUREDUCE_ARGMAX;
+  constexpr bool is_arg = is_arg_kind(OP);
   if (!is_arg && OP != CUREDUCE_MIN && OP != CUREDUCE_MAX && OP != CUREDUCE_ABSMAX)
     return ACC;
   switch (IN) {
@@ -202,7 +205,7 @@ template <class Op, cureduce_dtype ACC> struct result_as : Op {
 // The arg ops' result is an index, the same in any compare type.
 template <cureduce_dtype IN, cureduce_op OP, cureduce_dtype ACC>
 using compare_op = typename std::conditional<
-    compare_dtype<IN, OP, ACC>() == ACC || OP == CUREDUCE_ARGMIN || OP == CUREDUCE_ARGMAX,
+    compare_dtype<IN, OP, ACC>() == ACC || is_arg_kind(OP),
     op<OP, acc<compare_dtype<IN, OP, ACC>()>>,
     result_as<op<OP, acc<compare_dtype<IN, OP, ACC>()>>, ACC>>::type;
 

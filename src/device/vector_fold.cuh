@@ -153,7 +153,7 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
   }
 }
 
-template <class Op> constexpr bool is_arg_op = Op::kind == CUREDUCE_ARGMIN || Op::kind == CUREDUCE_ARGMAX;
+template <class Op> constexpr bool is_arg_op = is_arg_kind(Op::kind);
 
 // The arg ops' result for a vector whose extreme m beats the running best: the first element
 // equal to m (-0.0 and +0.0 are equal), or the first NaN when m is NaN.

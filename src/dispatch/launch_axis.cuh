@@ -225,12 +225,11 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
   using Op = compare_op<IN, OP, ACC>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
   const cols_plan P = choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, sizeof(typename Op::T));
-  const uint64_t tx = P.tx, tiles = P.tiles, slices = P.slices, slice_rows = P.slice_rows;
-  if (tiles > 0x7fffffffu)
+  if (P.tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
-  const cols_layout L{rows, cols, ld, slice_rows, (int)tx};
-  const dim3 grid((unsigned)tiles, (unsigned)slices);
+  const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx};
+  const dim3 grid((unsigned)P.tiles, (unsigned)P.slices);
   reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, LAST><<<grid, BLOCK, 0, a.stream>>>(
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
       reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),

@@ -62,9 +62,8 @@ cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_w
     static_assert(sizeof(typename Op::T) <= FULL_PARTIAL_BYTES, "partial too wide");
 
     const full_layout L = make_full_layout<ELEM, T.block, T.unroll>(d_in, n);
-    constexpr bool is_arg = OP == CUREDUCE_ARGMIN || OP == CUREDUCE_ARGMAX;
     const int arg_cap = cr_full_arg_blocks(T.arg_blocks);
-    const uint64_t cap = (uint64_t)(is_arg && arg_cap > 0 && arg_cap < T.max_blocks ? arg_cap : T.max_blocks);
+    const uint64_t cap = (uint64_t)(is_arg_kind(OP) && arg_cap > 0 && arg_cap < T.max_blocks ? arg_cap : T.max_blocks);
     const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
     const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
     char *ws = static_cast<char *>(d_workspace);
