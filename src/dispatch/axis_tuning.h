@@ -30,8 +30,18 @@
    registers (2 blocks per SM) to 64 and from 30.7 to 26.2 us. */
 #define CR_ROWS_SHORT_MAX_VECTORS 8
 #define CR_ROWS_SHORT_UNROLL 4
-/* Grid cap of the lane-group and short-row kernels (they loop beyond). */
-#define CR_ROWS_LANES_MAX_BLOCKS 8192
+/* Grids of the short-row and lane-group kernels (both loop beyond their grid; the grid does not
+   change the order within a row). The short-row kernel takes at most CR_ROWS_SHORT_MAX_BLOCKS
+   blocks; the lane-group kernel at most CR_ROWS_LANES_WAVES full waves of the GPU (its
+   resident blocks, looked up once), so its warps each take several rows in turn instead of
+   the GPU working through 4 to 6 waves of blocks that live for one pass each. Measured on an
+   H100 (tuning/s4a_*, one tuning build, one run each; roofline fractions of the row sums, cap
+   of 8192 blocks / one wave / two waves): bf16 32768x1024 0.884 / 0.931 / 0.916, f32 65536x128
+   0.696 / 0.738 / 0.738, bf16 4096x4096 0.835 / 0.826 / 0.876, bf16 65536x128 0.734 / 0.713 /
+   0.735, f32 32768x1024 0.995 / 0.972 / 0.969. Capping the short-row kernel too lost: f32
+   1048576x32 rows 0.946 -> 0.877 / 0.897. */
+#define CR_ROWS_SHORT_MAX_BLOCKS 8192
+#define CR_ROWS_LANES_WAVES 2
 
 /* Chunked kernel (long rows, segments): chunks are at least CR_CHUNK_MIN_BYTES, and there are
    at most CR_MAX_CHUNKS of them (larger inputs get larger chunks). */
@@ -128,8 +138,13 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
    warp's slice). */
 #undef CR_CHUNK_MIN_BYTES
 #define CR_CHUNK_MIN_BYTES cr_tuning_env("CR_CHUNK_MIN_BYTES", 262144)
+/* The longest rows for the lane-group kernel; its unroll (4 or 8) and the row kernels' grids
+   (CR_ROWS_WAVES full waves at most; 0: CR_ROWS_SHORT_MAX_BLOCKS blocks; unset: the release
+   choice) are read in launch_axis.cuh. */
+#undef CR_ROWS_LANES_MAX_BYTES
+#define CR_ROWS_LANES_MAX_BYTES cr_tuning_env("CR_ROWS_LANES_MAX_BYTES", 16384)
 /* The column unroll, block size and last-fold values in flight are template arguments:
-   unrolls 4 and 8 with blocks of 256 and 512 threads (1024 measured slower,
+   unrolls 4 and 8 with blocks of 256 and 512 threads (and 16 with 256) (1024 measured slower,
    tuning/axis_h_cols_*) and, with blocks of 256, 16, 32 or 64 values in flight are built; the
    environment picks one (unset: the release values). */
 #define CR_COLS_UNROLL_TUNED(ELEM) cr_tuning_env("CR_COLS_UNROLL", CR_COLS_UNROLL(ELEM))

@@ -52,7 +52,8 @@ struct axis_call {
 
 // How many blocks of `kernel` (BLOCK threads) the current GPU holds at once, looked up once per
 // kernel and device. Only for a kernel whose result does not depend on its grid: the chunked
-// kernel's chunks are fixed by the data, and any block may take any chunk. A grid of exactly
+// kernel's chunks are fixed by the data, and any block may take any chunk; the lane-group row
+// kernel's order within a row is fixed by the shape. A grid of exactly
 // one full wave matters: these kernels use 48 to 64 registers a thread, so 4 to 5 blocks fit on
 // an SM, and a fixed grid of 1024 blocks left its last ~40% running as a second, mostly empty
 // wave (measured with ncu on an H100: 48% achieved occupancy for the segment mix).
@@ -97,21 +98,31 @@ cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint
   return launch_status();
 }
 
+// One of the two warp-based row kernels (both take (in, rows, cols, ld, group, out) and loop
+// beyond their grid): a warp per rows_per_warp rows, with at most `waves` full waves of the GPU
+// (0: at most CR_ROWS_SHORT_MAX_BLOCKS blocks). The grid only decides which warp takes which
+// rows, never the order within a row, so the bits do not depend on it.
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, auto KERNEL>
+cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld,
+                                 uint64_t group, uint64_t rows_per_warp, uint64_t waves) {
+  using Op = compare_op<IN, OP, ACC>;
+#if CUREDUCE_TUNING_VARIANT == 99 // CR_ROWS_WAVES from the environment, for both kernels
+  waves = cr_tuning_env("CR_ROWS_WAVES", waves);
+#endif
+  const uint64_t blocks = div_up(div_up(rows, rows_per_warp), CR_AXIS_BLOCK / 32);
+  const uint64_t cap = waves ? waves * resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID)
+                             : (uint64_t)CR_ROWS_SHORT_MAX_BLOCKS;
+  const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+  KERNEL<<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(static_cast<const storage_t<IN> *>(a.in), rows, cols,
+                                               ld, (int)group, static_cast<typename Op::Out *>(a.out));
+  return launch_status();
+}
+
 // Rows: one vector per lane for short aligned rows, lane groups up to CR_ROWS_LANES_MAX_BYTES,
 // the chunked kernel for longer ones.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
 cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
-  using Op = compare_op<IN, OP, ACC>;
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), N = 16 / ELEM;
-  // Both warp-based row kernels take (in, rows, cols, ld, group, out) and loop beyond the grid.
-  const auto launch_warps = [&](auto kernel, uint64_t group, uint64_t rows_per_warp) {
-    const uint64_t blocks = div_up(div_up(rows, rows_per_warp), CR_AXIS_BLOCK / 32);
-    const unsigned grid = (unsigned)(blocks < CR_ROWS_LANES_MAX_BLOCKS ? blocks : CR_ROWS_LANES_MAX_BLOCKS);
-    kernel<<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(static_cast<const storage_t<IN> *>(a.in), rows,
-                                                 cols, ld, (int)group,
-                                                 static_cast<typename Op::Out *>(a.out));
-    return launch_status();
-  };
   if (rows_are_vectors<ELEM>(a.in, cols, ld) && cols >= N && cols / N <= CR_ROWS_SHORT_MAX_VECTORS &&
       cols / N <= 32) {
     // Whole aligned vectors, a few a row: one vector per lane (reduce_rows_short.cuh).
@@ -119,18 +130,29 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
 #if CUREDUCE_TUNING_VARIANT == 99 // rows in flight per lane from the environment: 4 or 8
     const unsigned long unroll = cr_tuning_env("CR_ROWS_SHORT_UNROLL", CR_ROWS_SHORT_UNROLL);
     if (unroll == 4)
-      return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, 4>, group, (32 / group) * 4);
+      return launch_row_warps<IN, ACC, OP, reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, 4>>(
+          a, rows, cols, ld, group, (32 / group) * 4, 0);
     if (unroll == 8)
-      return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, 8>, group, (32 / group) * 8);
+      return launch_row_warps<IN, ACC, OP, reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, 8>>(
+          a, rows, cols, ld, group, (32 / group) * 8, 0);
 #endif
-    return launch_warps(reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_SHORT_UNROLL>, group,
-                        (32 / group) * CR_ROWS_SHORT_UNROLL);
+    return launch_row_warps<IN, ACC, OP, reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_SHORT_UNROLL>>(
+        a, rows, cols, ld, group, (32 / group) * CR_ROWS_SHORT_UNROLL, 0);
   }
   if (cols * ELEM <= CR_ROWS_LANES_MAX_BYTES) {
     const uint64_t vectors = div_up(cols * ELEM, 16);
-    uint64_t group = pow2_ceil(div_up(vectors, CR_ROWS_UNROLL));
-    group = group < 2 && vectors >= 2 ? 2 : group > 32 ? 32 : group;
-    return launch_warps(reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL>, group, 32 / group);
+    const auto group_for = [&](uint64_t unroll) {
+      const uint64_t g = pow2_ceil(div_up(vectors, unroll));
+      return g < 2 && vectors >= 2 ? 2 : g > 32 ? 32 : g;
+    };
+#if CUREDUCE_TUNING_VARIANT == 99 // vectors in flight per lane from the environment: 4 or 8
+    if (cr_tuning_env("CR_ROWS_UNROLL", CR_ROWS_UNROLL) == 8)
+      return launch_row_warps<IN, ACC, OP, reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, 8>>(
+          a, rows, cols, ld, group_for(8), 32 / group_for(8), CR_ROWS_LANES_WAVES);
+#endif
+    const uint64_t group = group_for(CR_ROWS_UNROLL);
+    return launch_row_warps<IN, ACC, OP, reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL>>(
+        a, rows, cols, ld, group, 32 / group, CR_ROWS_LANES_WAVES);
   }
   // The same chunk arithmetic as the kernel, for the grid only.
   const uint64_t total = rows * cols, min_chunk = CR_CHUNK_MIN_BYTES / ELEM;
@@ -252,6 +274,7 @@ cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, ui
                  : launch_cols_vec<IN, ACC, OP, 1, U, B, L>(a, rows, cols, ld);
   CR_COLS_TRY(4, 256, 16) CR_COLS_TRY(8, 256, 16) CR_COLS_TRY(4, 512, 16) CR_COLS_TRY(8, 512, 16)
   CR_COLS_TRY(4, 256, 32) CR_COLS_TRY(8, 256, 32) CR_COLS_TRY(4, 256, 64) CR_COLS_TRY(8, 256, 64)
+  CR_COLS_TRY(16, 256, 16)
 #undef CR_COLS_TRY
 #endif
   constexpr int LAST = CR_COLS_LAST_VALUES;
