@@ -26,6 +26,11 @@ DTYPE_NAMES = {F32: "f32", BF16: "bf16", F16: "f16", I8: "i8", E4M3: "e4m3"}
 OP_NAMES = {SUM: "sum", MAX: "max", ARGMAX: "argmax"}  # separate: the two enums share values
 
 
+# GPU cycles the spin kernel waits per call enqueued behind it: about 100 us at 1.5 to 2 GHz,
+# several times Python's overhead per call.
+HOLD_CYCLES_PER_CALL = 200_000
+
+
 def timed(fn, reps=7, batch=100):
     """Hot median per call, device-paced: each rep enqueues `batch` back-to-back calls behind a
     spin kernel (torch.cuda._sleep) that holds the GPU while Python enqueues them, so the events
@@ -46,11 +51,6 @@ def timed(fn, reps=7, batch=100):
         b.synchronize()
         times.append(a.elapsed_time(b) * 1000.0 / batch)
     return statistics.median(times)
-
-
-# GPU cycles the spin kernel waits per call enqueued behind it: about 100 us at 1.5 to 2 GHz,
-# several times Python's overhead per call.
-HOLD_CYCLES_PER_CALL = 200_000
 
 
 def main():
