@@ -177,67 +177,6 @@ __device__ __forceinline__ typename Op::T first_equal(const vec16<storage_t<IN>>
   return typename Op::T{v, first + k};
 }
 
-// Fold one vector's elements, whose first has index `first`, into acc, in element order.
-// Min, max, absmax and the arg ops reduce the vector first (vector_extreme). Two element types
-// get a faster path for the sums that computes the same result:
-//  - fp8: pairs are converted by one instruction (e4m3x2/e5m2x2 -> f16x2), then to f32;
-//  - i8 sums, sums of squares and means: __dp4a adds (or squares and adds) four bytes in one
-//    instruction, and the vector's sum joins the accumulator once. Integer accumulators are
-//    exact in any grouping; so is f64, whose partial sums here stay integers below 2^53 (at
-//    most 2^14 per element, so below 2^39 elements, more than a GPU holds): the bits do not
-//    change, and an i8 mean no longer converts every element to double.
-template <cureduce_dtype IN, class Op>
-__device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
-                                                      const vec16<storage_t<IN>> &x, int64_t first) {
-  constexpr int N = vec16<storage_t<IN>>::N;
-  if constexpr (IN == CUREDUCE_F8_E4M3 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN) &&
-                std::is_same<typename Op::T, double>::value) {
-    // e4m3 into f64: every e4m3 value is a multiple of 2^-9 below 2^9 in magnitude, so the sum
-    // of 16 is a multiple of 2^-9 below 2^13: exact in f32, in any order. One conversion to
-    // double per vector instead of 16 (F2F.F64 runs on a narrow pipe), and the running f64 sum
-    // sees the same exact values while it stays below 2^44 (n < 2^35 elements). -0.0 starts
-    // the sum so that a vector of -0.0 stays -0.0, as element by element.
-    float s = -0.0f;
-#pragma unroll
-    for (int k = 0; k < N / 2; ++k) {
-      const float2 f = __half22float2(fp8_pair<IN>(x, k));
-      s = __fadd_rn(__fadd_rn(s, f.x), f.y);
-    }
-    return Op::combine(acc, (double)s);
-  } else if constexpr ((IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) && Op::is_sum) {
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-      const float2 f = __half22float2(fp8_pair<IN>(x, i / 2));
-      acc = Op::fold(acc, f.x, first + i);
-      acc = Op::fold(acc, f.y, first + i + 1);
-    }
-    return acc;
-  } else if constexpr (Op::kind == CUREDUCE_MIN || Op::kind == CUREDUCE_MAX || Op::kind == CUREDUCE_ABSMAX) {
-    return Op::combine(acc, vector_extreme<IN, typename Op::acc_type, Op::kind != CUREDUCE_MIN,
-                                           Op::kind == CUREDUCE_ABSMAX>(x));
-  } else if constexpr (is_arg_op<Op>) {
-    // The vector's extreme first; only when it beats the running best (rare once the best is
-    // good), look for the first element equal to it, or the first NaN.
-    const typename Op::acc_type::type m = vector_extreme<IN, typename Op::acc_type, Op::is_max, false>(x);
-    return Op::beats(m, acc) ? first_equal<IN, Op>(x, m, first) : acc;
-  } else if constexpr (IN == CUREDUCE_I8 && Op::is_sum &&
-                       (!std::is_floating_point<typename Op::T>::value ||
-                        std::is_same<typename Op::T, double>::value)) {
-    int s = 0; // at most 16 * 128^2 = 2^18: no overflow
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const int word = (int)x.word(k);
-      s = Op::kind == CUREDUCE_SUMSQ ? __dp4a(word, word, s) : __dp4a(word, 0x01010101, s);
-    }
-    return Op::combine(acc, static_cast<typename Op::T>(s));
-  } else {
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      acc = Op::fold(acc, widen<IN>(x[i]), first + i);
-    return acc;
-  }
-}
-
 // t[0] + ... + t[W - 1] as a tree (element k with element k + W/2, and so on). The width is a
 // template argument: a loop halving it at run time was left rolled by nvcc for W = 16, with t[]
 // in local memory (ptxas -v: a 64-byte stack frame).
@@ -291,6 +230,59 @@ template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_s
   for (int i = 1; i < vec16<storage_t<IN>>::N; ++i)
     s = __fadd_rn(s, t[i]);
   return s;
+}
+
+// Fold one vector's elements, whose first has index `first`, into acc, in element order.
+// Min, max, absmax and the arg ops reduce the vector first (vector_extreme). Two element types
+// get a faster path for the sums that computes the same result:
+//  - fp8: pairs are converted by one instruction (e4m3x2/e5m2x2 -> f16x2), then to f32;
+//  - i8 sums, sums of squares and means: __dp4a adds (or squares and adds) four bytes in one
+//    instruction, and the vector's sum joins the accumulator once. Integer accumulators are
+//    exact in any grouping; so is f64, whose partial sums here stay integers below 2^53 (at
+//    most 2^14 per element, so below 2^39 elements, more than a GPU holds): the bits do not
+//    change, and an i8 mean no longer converts every element to double.
+template <cureduce_dtype IN, class Op>
+__device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
+                                                      const vec16<storage_t<IN>> &x, int64_t first) {
+  constexpr int N = vec16<storage_t<IN>>::N;
+  if constexpr (exact_tile_sums_f32<IN, Op> && std::is_same<typename Op::T, double>::value) {
+    // e4m3 into f64: the vector's f32 sum is exact (exact_tile_sums_f32), so one conversion to
+    // double per vector instead of 16 (F2F.F64 runs on a narrow pipe), and the running f64 sum
+    // sees the same exact values while it stays below 2^44 (n < 2^35 elements). The f32 sum
+    // starts from the first term, so a vector of -0.0 stays -0.0, as element by element.
+    return Op::combine(acc, (double)vector_sum_f32<IN, op<Op::kind, cr::acc<CUREDUCE_F32>>>(x));
+  } else if constexpr ((IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2) && Op::is_sum) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      const float2 f = __half22float2(fp8_pair<IN>(x, i / 2));
+      acc = Op::fold(acc, f.x, first + i);
+      acc = Op::fold(acc, f.y, first + i + 1);
+    }
+    return acc;
+  } else if constexpr (Op::kind == CUREDUCE_MIN || Op::kind == CUREDUCE_MAX || Op::kind == CUREDUCE_ABSMAX) {
+    return Op::combine(acc, vector_extreme<IN, typename Op::acc_type, Op::kind != CUREDUCE_MIN,
+                                           Op::kind == CUREDUCE_ABSMAX>(x));
+  } else if constexpr (is_arg_op<Op>) {
+    // The vector's extreme first; only when it beats the running best (rare once the best is
+    // good), look for the first element equal to it, or the first NaN.
+    const typename Op::acc_type::type m = vector_extreme<IN, typename Op::acc_type, Op::is_max, false>(x);
+    return Op::beats(m, acc) ? first_equal<IN, Op>(x, m, first) : acc;
+  } else if constexpr (IN == CUREDUCE_I8 && Op::is_sum &&
+                       (!std::is_floating_point<typename Op::T>::value ||
+                        std::is_same<typename Op::T, double>::value)) {
+    int s = 0; // at most 16 * 128^2 = 2^18: no overflow
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int word = (int)x.word(k);
+      s = Op::kind == CUREDUCE_SUMSQ ? __dp4a(word, word, s) : __dp4a(word, 0x01010101, s);
+    }
+    return Op::combine(acc, static_cast<typename Op::T>(s));
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      acc = Op::fold(acc, widen<IN>(x[i]), first + i);
+    return acc;
+  }
 }
 
 // The arg ops' running best over whole vectors: the best vector extreme seen so far, the index
