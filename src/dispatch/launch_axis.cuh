@@ -146,9 +146,11 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
       return g < 2 && vectors >= 2 ? 2 : g > 32 ? 32 : g;
     };
 #if CUREDUCE_TUNING_VARIANT == 99 // vectors in flight per lane from the environment: 4 or 8
-    if (cr_tuning_env("CR_ROWS_UNROLL", CR_ROWS_UNROLL) == 8)
+    if (cr_tuning_env("CR_ROWS_UNROLL", CR_ROWS_UNROLL) == 8) {
+      const uint64_t group = group_for(8);
       return launch_row_warps<IN, ACC, OP, reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, 8>>(
-          a, rows, cols, ld, group_for(8), 32 / group_for(8), CR_ROWS_LANES_WAVES);
+          a, rows, cols, ld, group, 32 / group, CR_ROWS_LANES_WAVES);
+    }
 #endif
     const uint64_t group = group_for(CR_ROWS_UNROLL);
     return launch_row_warps<IN, ACC, OP, reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL>>(
