@@ -9,6 +9,8 @@
  * longer slices of CR_COLS_MIN_ROWS_PER_THREAD), rows enough that the lane-group kernel's
  * warps take several row sets each (98304x39 with ld 40: its grid is at most CR_ROWS_LANES_WAVES
  * waves, 8448 to 12672 warps on a 132-SM GPU, and 4- and 8-byte types need 12288 and 24576),
+ * columns cut into 32 to 78 slices (32768x128, aligned, and 40000x100 from an odd start, one
+ * column a thread),
  * and segment mixes with empty, tiny and huge segments.
  * Each call also runs twice and must give the same bits.
  *
@@ -30,7 +32,8 @@ static const shape FIXED_SHAPES[] = {
     {4096, 8, 0, 0},   {33, 513, 7, 2},   {300, 4097, 0, 0}, {2, 0, 0, 0},     {0, 5, 0, 0},
     {1000, 7, 0, 0},   {5000, 128, 0, 0}, {70001, 3, 2, 1},  {100, 1000, 24, 0}, {8, 5000, 0, 0},
     {20000, 64, 0, 0}, {2, 300000, 0, 0}, {300, 16, 8, 0}, {65536, 1, 0, 0}, {135000, 1, 0, 1},
-    {520, 128, 0, 0},  {1040, 64, 0, 0},  {16384, 256, 0, 0}, {4096, 1024, 0, 0}, {98304, 39, 1, 0}};
+    {520, 128, 0, 0},  {1040, 64, 0, 0},  {16384, 256, 0, 0}, {4096, 1024, 0, 0}, {98304, 39, 1, 0},
+    {32768, 128, 0, 0}, {40000, 100, 0, 1}};
 
 #define MAX_ELEMS (1u << 22)
 #define MAX_OUTPUTS (1u << 20)

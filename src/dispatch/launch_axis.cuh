@@ -127,7 +127,7 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
       cols / N <= 32) {
     // Whole aligned vectors, a few a row: one vector per lane (reduce_rows_short.cuh).
     const uint64_t group = pow2_ceil(cols / N);
-#if CUREDUCE_TUNING_VARIANT == 99 // rows in flight per lane from the environment: 4 or 8
+#if CUREDUCE_TUNING_VARIANT == 99 && !CUREDUCE_TUNING_LEAN // rows in flight per lane from the environment: 4 or 8
     const unsigned long unroll = cr_tuning_env("CR_ROWS_SHORT_UNROLL", CR_ROWS_SHORT_UNROLL);
     if (unroll == 4)
       return launch_row_warps<IN, ACC, OP, reduce_rows_short<IN, ACC, OP, CR_AXIS_BLOCK, 4>>(
@@ -145,7 +145,7 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
       const uint64_t g = pow2_ceil(div_up(vectors, unroll));
       return g < 2 && vectors >= 2 ? 2 : g > 32 ? 32 : g;
     };
-#if CUREDUCE_TUNING_VARIANT == 99 // vectors in flight per lane from the environment: 4 or 8
+#if CUREDUCE_TUNING_VARIANT == 99 && !CUREDUCE_TUNING_LEAN // vectors in flight per lane from the environment: 4 or 8
     if (cr_tuning_env("CR_ROWS_UNROLL", CR_ROWS_UNROLL) == 8) {
       const uint64_t group = group_for(8);
       return launch_row_warps<IN, ACC, OP, reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, 8>>(
@@ -177,13 +177,30 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
 // rows, and `slices` row slices of slice_rows rows each. A function of the shape, the element
 // size and the partial's size only: it fixes the order of combination.
 struct cols_plan {
-  uint64_t tx, ty, tiles, slices, slice_rows;
+  uint64_t tx, ty, tiles, slices, slice_rows, group;
+  uint64_t groups() const { return div_up(slices, group); }
+  // The most partials of a tile that one block folds (a group's slices, or the groups).
+  uint64_t widest_fold() const { return slices == 1 ? 0 : group > groups() ? group : groups(); }
 };
+
+// Slices per group: all of them while their partials fit in CR_COLS_MAX_TAIL_BYTES per tile,
+// else as many equal groups as keep each group's fold within that. One level when the second
+// would not fit in the workspace's tickets or slots.
+inline uint64_t cols_group(uint64_t slices, uint64_t tiles, uint64_t cols, uint64_t tile_bytes) {
+  const uint64_t per_fold = CR_COLS_MAX_TAIL_BYTES / tile_bytes > 0 ? CR_COLS_MAX_TAIL_BYTES / tile_bytes : 1;
+  if (slices <= per_fold || CR_COLS_LEVELS < 2)
+    return slices;
+  const uint64_t groups = div_up(slices, per_fold), group = div_up(slices, groups);
+  const uint64_t used = div_up(slices, group);
+  if (tiles * (used + 1) > CR_AXIS_TICKETS || (slices + used) * cols > CR_AXIS_PARTIAL_SLOTS)
+    return slices;
+  return group;
+}
 
 // The plan with tiles of at most max_tx threads across the columns, each thread folding at
 // least min_rows rows before the rows are cut into more slices.
 template <int VEC, int UNROLL, int BLOCK>
-cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows) {
+cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t max_tx, uint64_t min_rows) {
   // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
   // rows, more columns instead.
   const uint64_t groups = cols / VEC;
@@ -209,7 +226,8 @@ cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_
   if (slices < 1 || tiles > CR_AXIS_TICKETS)
     slices = 1;
   const uint64_t slice_rows = div_up(rows, slices);
-  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows};
+  slices = div_up(rows, slice_rows);
+  return {tx, ty, tiles, slices, slice_rows, cols_group(slices, tiles, cols, tx * VEC * partial_bytes)};
 }
 
 // The tile width, from CR_COLS_MAX_TX threads down to CR_COLS_MIN_TX (axis_tuning.h): the
@@ -222,10 +240,10 @@ cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes
   cols_plan P{}, fits{};
   bool any_fits = false;
   for (uint64_t cap = widest;; cap /= 2) {
-    P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
+    P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, cap, min_rows);
     if (P.tiles >= CR_COLS_TARGET_BLOCKS)
       return P;
-    if (!any_fits && P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES) {
+    if (!any_fits && P.widest_fold() * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES) {
       fits = P;
       any_fits = true;
     }
@@ -252,7 +270,7 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
   if (P.tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
-  const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx};
+  const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx, (unsigned)P.group};
   const dim3 grid((unsigned)P.tiles, (unsigned)P.slices);
   reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, LAST><<<grid, BLOCK, 0, a.stream>>>(
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
@@ -267,7 +285,7 @@ cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, ui
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
   constexpr int UNROLL = CR_COLS_UNROLL(ELEM);
   const bool packs = rows_are_vectors<ELEM>(a.in, cols, ld);
-#if CUREDUCE_TUNING_VARIANT == 99
+#if CUREDUCE_TUNING_VARIANT == 99 && !CUREDUCE_TUNING_LEAN
   const unsigned long unroll = CR_COLS_UNROLL_TUNED(ELEM), block = CR_COLS_BLOCK_TUNED,
                       last = CR_COLS_LAST_VALUES_TUNED;
 #define CR_COLS_TRY(U, B, L)                                                                   \
