@@ -112,10 +112,6 @@
    costs: bf16 4096x4096 0.679 at 32 (16 KiB) against 0.629 at 8. */
 #define CR_COLS_MIN_TX 8
 #define CR_COLS_MAX_TAIL_BYTES 16384
-/* Levels of folding of a column tile's slices (reduce_cols.cuh): 1, the tile's last block
-   folds every slice; 2, slices in groups whose folds each stay within CR_COLS_MAX_TAIL_BYTES,
-   then the groups. */
-#define CR_COLS_LEVELS 2
 /* Threads per block of the column kernel (a power of two, 256 to 1024). */
 #define CR_COLS_BLOCK 256
 /* Partial values each thread of a column tile's last block has in flight while it folds the
@@ -145,8 +141,6 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 #define CR_COLS_MAX_TAIL_BYTES cr_tuning_env("CR_COLS_MAX_TAIL_BYTES", 16384)
 #undef CR_COLS_MIN_BLOCKS
 #define CR_COLS_MIN_BLOCKS cr_tuning_env("CR_COLS_MIN_BLOCKS", 128)
-#undef CR_COLS_LEVELS
-#define CR_COLS_LEVELS cr_tuning_env("CR_COLS_LEVELS", 2)
 /* The smallest chunk of the chunked kernel, in bytes (a multiple of 128: whole vectors in each
    warp's slice). */
 #undef CR_CHUNK_MIN_BYTES

@@ -177,30 +177,13 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
 // rows, and `slices` row slices of slice_rows rows each. A function of the shape, the element
 // size and the partial's size only: it fixes the order of combination.
 struct cols_plan {
-  uint64_t tx, ty, tiles, slices, slice_rows, group;
-  uint64_t groups() const { return div_up(slices, group); }
-  // The most partials of a tile that one block folds (a group's slices, or the groups).
-  uint64_t widest_fold() const { return slices == 1 ? 0 : group > groups() ? group : groups(); }
+  uint64_t tx, ty, tiles, slices, slice_rows;
 };
-
-// Slices per group: all of them while their partials fit in CR_COLS_MAX_TAIL_BYTES per tile,
-// else as many equal groups as keep each group's fold within that. One level when the second
-// would not fit in the workspace's tickets or slots.
-inline uint64_t cols_group(uint64_t slices, uint64_t tiles, uint64_t cols, uint64_t tile_bytes) {
-  const uint64_t per_fold = CR_COLS_MAX_TAIL_BYTES / tile_bytes > 0 ? CR_COLS_MAX_TAIL_BYTES / tile_bytes : 1;
-  if (slices <= per_fold || CR_COLS_LEVELS < 2)
-    return slices;
-  const uint64_t groups = div_up(slices, per_fold), group = div_up(slices, groups);
-  const uint64_t used = div_up(slices, group);
-  if (tiles * (used + 1) > CR_AXIS_TICKETS || (slices + used) * cols > CR_AXIS_PARTIAL_SLOTS)
-    return slices;
-  return group;
-}
 
 // The plan with tiles of at most max_tx threads across the columns, each thread folding at
 // least min_rows rows before the rows are cut into more slices.
 template <int VEC, int UNROLL, int BLOCK>
-cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t max_tx, uint64_t min_rows) {
+cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows) {
   // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
   // rows, more columns instead.
   const uint64_t groups = cols / VEC;
@@ -226,8 +209,7 @@ cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64
   if (slices < 1 || tiles > CR_AXIS_TICKETS)
     slices = 1;
   const uint64_t slice_rows = div_up(rows, slices);
-  slices = div_up(rows, slice_rows);
-  return {tx, ty, tiles, slices, slice_rows, cols_group(slices, tiles, cols, tx * VEC * partial_bytes)};
+  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows};
 }
 
 // The tile width, from CR_COLS_MAX_TX threads down to CR_COLS_MIN_TX (axis_tuning.h): the
@@ -240,10 +222,10 @@ cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes
   cols_plan P{}, fits{};
   bool any_fits = false;
   for (uint64_t cap = widest;; cap /= 2) {
-    P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, cap, min_rows);
+    P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
     if (P.tiles >= CR_COLS_TARGET_BLOCKS)
       return P;
-    if (!any_fits && P.widest_fold() * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES) {
+    if (!any_fits && P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES) {
       fits = P;
       any_fits = true;
     }
@@ -270,7 +252,7 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
   if (P.tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
-  const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx, (unsigned)P.group};
+  const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx};
   const dim3 grid((unsigned)P.tiles, (unsigned)P.slices);
   reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, LAST><<<grid, BLOCK, 0, a.stream>>>(
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),

@@ -7,12 +7,10 @@
 // The TY values of a column then meet in a tree (shuffles, then shared memory).
 //
 // Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
-// Each slice writes its column values to the partials. The slices of a tile come in groups of
-// `group` consecutive slices; the last block of a group to finish (a device-scope ticket per
-// group, block_ticket.cuh) folds the group's slices in slice order. With one group that is the
-// result. With several, it writes a group partial, and the last group to finish folds the
-// group partials in group order. Slice count, group size and tile shape depend only on the
-// matrix shape, so the order of combination, and the bits, do not depend on the GPU.
+// Each slice writes its column values to the partials; the last block of a column tile (a
+// device-scope ticket per tile, block_ticket.cuh) folds the slices in slice order and writes
+// the result. Slice count and tile shape depend only on the matrix shape, so the order of
+// combination, and the bits, do not depend on the GPU.
 #pragma once
 
 #include "../device/block_ticket.cuh"
@@ -28,7 +26,6 @@ struct cols_layout {
   uint64_t rows, cols, ld;
   uint64_t slice_rows; // rows per slice (gridDim.y slices)
   int tx;              // threads across the columns of a tile; ty = BLOCK / tx
-  unsigned group;      // slices per group (>= gridDim.y: one group, one level of folding)
 };
 
 // Fold over ty: thread (tx, 0) gets, for each of its VEC columns, the fold of the values of
@@ -128,37 +125,7 @@ __device__ __forceinline__ void store_results(typename Op::Out *dst, const typen
   store_values(dst, r);
 }
 
-// Fold `count` rows of partials (src[q * cols + col], q = 0 .. count - 1) into v, in a fixed
-// order: rows ty, ty + TY, ... per thread, then over ty. Every thread of the block must call
-// it; thread (tx, 0) gets the result.
-template <class Op, int BLOCK, int VEC, int LAST>
-__device__ __forceinline__ void fold_partials(const typename Op::T *src, unsigned count, uint64_t cols,
-                                              uint64_t col, bool has_col, int TX,
-                                              typename Op::T (&v)[VEC]) {
-  using T = typename Op::T;
-  constexpr int BATCH = VEC >= LAST ? 1 : LAST / VEC; // LAST values in flight per thread
-  const int TY = BLOCK / TX, ty = threadIdx.x / TX;
-#pragma unroll
-  for (int c = 0; c < VEC; ++c)
-    v[c] = Op::identity();
-  if (has_col)
-    for (unsigned q = ty; q < count; q += TY * BATCH) {
-      T p[BATCH][VEC];
-#pragma unroll
-      for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < count)
-          load_values_cg(&src[(q + b * TY) * cols + col], p[b]);
-#pragma unroll
-      for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < count)
-#pragma unroll
-          for (int c = 0; c < VEC; ++c)
-            v[c] = Op::combine(v[c], p[b][c]);
-    }
-  fold_over_ty<Op, BLOCK, VEC>(v, TX);
-}
-
-// LAST: values each thread has in flight in a fold of the partials.
+// LAST: values each thread has in flight in the last block's fold of the partials.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL, int LAST>
 __global__ void __launch_bounds__(BLOCK)
     reduce_cols(const storage_t<IN> *__restrict__ in, cols_layout L,
@@ -221,32 +188,36 @@ __global__ void __launch_bounds__(BLOCK)
     return;
   }
 
-  // Several slices: publish this slice's values, and let the group's last block fold them.
-  const unsigned slices = gridDim.y, G = L.group < slices ? L.group : slices;
-  const unsigned groups = (slices + G - 1) / G, g = blockIdx.y / G, first = g * G;
-  const unsigned in_group = slices - first < G ? slices - first : G;
+  // Several slices: publish this slice's values, and let the tile's last block fold them.
   if (ty == 0 && has_col) {
     store_values(&partials[blockIdx.y * L.cols + col], acc_c);
     __threadfence(); // our partials are visible device-wide before the ticket is taken
   }
-  if (!block_last_arrival(&tickets[blockIdx.x * groups + g], in_group))
+  if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
     return;
-  fold_partials<Op, BLOCK, VEC, LAST>(partials + first * L.cols, in_group, L.cols, col, has_col, TX, acc_c);
-  if (groups == 1) {
-    if (ty == 0 && has_col)
-      store_results<Op, VEC>(out + col, acc_c, L.rows);
-    return;
-  }
 
-  // Several groups: the same again, one level up. The group partials follow the slices'.
-  T *group_partials = partials + (uint64_t)slices * L.cols;
-  if (ty == 0 && has_col) {
-    store_values(&group_partials[g * L.cols + col], acc_c);
-    __threadfence();
-  }
-  if (!block_last_arrival(&tickets[gridDim.x * groups + blockIdx.x], groups))
-    return;
-  fold_partials<Op, BLOCK, VEC, LAST>(group_partials, groups, L.cols, col, has_col, TX, acc_c);
+  // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
+  // BATCH slices are issued before any is folded: with hundreds of slices, one L2 round trip
+  // per slice would make this block the kernel's long tail.
+  constexpr int BATCH = VEC >= LAST ? 1 : LAST / VEC; // LAST values in flight per thread
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    acc_c[c] = Op::identity();
+  if (has_col)
+    for (unsigned q = ty; q < gridDim.y; q += TY * BATCH) {
+      T p[BATCH][VEC];
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b)
+        if (q + b * TY < gridDim.y)
+          load_values_cg(&partials[(q + b * TY) * L.cols + col], p[b]);
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b)
+        if (q + b * TY < gridDim.y)
+#pragma unroll
+          for (int c = 0; c < VEC; ++c)
+            acc_c[c] = Op::combine(acc_c[c], p[b][c]);
+    }
+  fold_over_ty<Op, BLOCK, VEC>(acc_c, TX);
   if (ty == 0 && has_col)
     store_results<Op, VEC>(out + col, acc_c, L.rows);
 }
