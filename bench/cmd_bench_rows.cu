@@ -7,6 +7,8 @@
 #include "cub_segmented.cuh"
 
 #include <algorithm>
+#include "rows_shapes.h"
+
 #include <math.h>
 #include <string.h>
 #include <string>
@@ -17,14 +19,8 @@ namespace {
 
 using namespace bench;
 
-struct shape {
-  uint64_t rows, cols; // rows == 0: the variable-segment mix
-};
-const shape SHAPES[] = {{4096, 4096},  {32768, 1024},  {1024, 65536},  {65536, 128},
-                        {1048576, 32}, {8, 16777216},  {16384, 8192},  {0, 0}};
-
 // "4096x4096", or "mix" for the variable-segment mix.
-std::string shape_name(const shape &s) {
+std::string shape_name(const rows_shape &s) {
   return s.rows ? std::to_string(s.rows) + "x" + std::to_string(s.cols) : "mix";
 }
 
@@ -78,7 +74,7 @@ struct rows_bench {
   int wrong = 0;
 
   // Validate then time one configuration.
-  void run(cureduce_dtype d, cureduce_op op, const shape &s, int axis, const void *d_in,
+  void run(cureduce_dtype d, cureduce_op op, const rows_shape &s, int axis, const void *d_in,
            const std::vector<char> &host, const int64_t *d_off, const std::vector<int64_t> &off) {
     cureduce_dtype acc;
     (void)cureduce_resolve_acc(op, d, CUREDUCE_ACC_DEFAULT, &acc);
@@ -278,12 +274,12 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
       if (r < 0) return 2;
       only_shape = v;
       bool known = false;
-      for (const shape &s : SHAPES)
+      for (const rows_shape &s : ROWS_SHAPES)
         known = known || only_shape == shape_name(s);
       if (!known) {
         fprintf(stderr, "%s bench --rows: --shape '%s' is not one of the benchmark's shapes (", CLI_NAME, v);
-        for (const shape &s : SHAPES)
-          fprintf(stderr, "%s%s", &s == SHAPES ? "" : ", ", shape_name(s).c_str());
+        for (const rows_shape &s : ROWS_SHAPES)
+          fprintf(stderr, "%s%s", &s == ROWS_SHAPES ? "" : ", ", shape_name(s).c_str());
         fprintf(stderr, ")\n");
         return 2;
       }
@@ -324,7 +320,7 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
   BENCH_CUDA(cudaMalloc(&d_off, off.size() * sizeof(int64_t)));
   BENCH_CUDA(cudaMemcpy(d_off, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
   for (cureduce_dtype d : dtypes) {
-    for (const shape &s : SHAPES) {
+    for (const rows_shape &s : ROWS_SHAPES) {
       if (!only_shape.empty() && only_shape != shape_name(s))
         continue;
       if (only_axis == 0 && !s.rows) // the segment mix has no column form

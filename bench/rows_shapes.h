@@ -1,0 +1,15 @@
+// The matrix shapes of `cureduce bench --rows` (issue #5), shared by the bench and the test of
+// the column plans (tests/test_cols_plan.cu). Layer: bench.
+#pragma once
+
+#include <stdint.h>
+
+namespace bench {
+
+struct rows_shape {
+  uint64_t rows, cols; // rows == 0: the variable-segment mix
+};
+inline constexpr rows_shape ROWS_SHAPES[] = {{4096, 4096},  {32768, 1024},  {1024, 65536}, {65536, 128},
+                                             {1048576, 32}, {8, 16777216}, {16384, 8192}, {0, 0}};
+
+} // namespace bench
