@@ -125,15 +125,16 @@ template <class A, bool IS_MAX> struct arg_op {
   }
   __device__ static T identity() { return T{IS_MAX ? A::lowest() : A::highest(), INT64_MAX}; }
   template <class W> __device__ static T lift(W w, int64_t idx) { return T{A::from(w), idx}; }
+  // a wins when it is a NaN and b is not, or is the first of two NaNs; or when neither is a
+  // NaN and a is better, or ties and comes first. One select, no branch: with an if per
+  // case, every shuffle of the warp trees sat behind branches (96 to 181 of them in the arg
+  // kernels' SASS, sm_90, against 17 to 21 in the sums).
   __device__ static T combine(T a, T b) {
-    const bool an = A::is_nan(a.v), bn = A::is_nan(b.v);
-    if (an || bn)
-      return (an && bn) ? (a.i < b.i ? a : b) : (an ? a : b);
-    if (IS_MAX ? A::less(b.v, a.v) : A::less(a.v, b.v))
-      return a;
-    if (IS_MAX ? A::less(a.v, b.v) : A::less(b.v, a.v))
-      return b;
-    return a.i < b.i ? a : b;
+    const bool an = A::is_nan(a.v), bn = A::is_nan(b.v), a_first = a.i < b.i;
+    const bool a_better = IS_MAX ? A::less(b.v, a.v) : A::less(a.v, b.v);
+    const bool b_better = IS_MAX ? A::less(a.v, b.v) : A::less(b.v, a.v);
+    const bool a_wins = (an & (!bn | a_first)) | (!an & !bn & (a_better | (!b_better & a_first)));
+    return a_wins ? a : b;
   }
   __device__ static Out finish(T v, uint64_t) { return v.i; }
 };

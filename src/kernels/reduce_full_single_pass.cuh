@@ -22,7 +22,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#include <type_traits>
 
 namespace cr {
 
@@ -45,14 +44,13 @@ template <class V, class L_> __device__ __forceinline__ int64_t element_of(const
 // (8 blocks of 256) fills an SM, so the grid cap of 1024 blocks is one wave on a 132-SM H100
 // or H200; it needs at most 32 registers a thread. Kernels that ptxas gave 33 to 36 registers
 // ran 7 blocks per SM, and the last 100 blocks ran as a thin second wave: fp8 -> f32 sums fell
-// from 1.00 to 0.95 of the read roofline at 2^30 (H100, arg_best_twosum/). The arg ops and
-// the extremes compared in f64 (f64 input, i64 absmax into f64; compare_dtype) keep their 40
-// to 55 registers (0 = no demand): held to 32, they spilled inside the main loop (ptxas -v and
-// the SASS, sm_90).
+// from 1.00 to 0.95 of the read roofline at 2^30 (H100, arg_best_twosum/). The arg ops keep
+// their 40 to 48 registers (0 = no demand): held to 32, they spilled inside the main loop
+// (ptxas -v and the SASS, sm_90), so their grid has its own cap (tuning.h). The extremes
+// compared in f64 needed 44 registers while their NaN test branched; branch-free
+// (acc_traits.cuh) they fit in 32 with no spill.
 template <class Op, int BLOCK> constexpr int full_min_blocks_per_sm() {
   if constexpr (is_arg_op<Op>)
-    return 0;
-  else if constexpr (!Op::is_sum && std::is_same<typename Op::T, double>::value)
     return 0;
   else
     return 2048 / BLOCK;
