@@ -57,4 +57,29 @@ __device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__rest
   return f.result();
 }
 
+// fold_range for a range that starts on a 16-byte boundary and holds exactly rounds * UNROLL *
+// size whole vectors: no head, no tail, no last partial round. The thread of rank r gets the
+// same vectors in the same order, through the same calls to the folder, as from fold_range,
+// so the result has the same bits. It exists for speed: fold_range's head, remainder and tail
+// code runs for every row even when it has nothing to do, about as many instructions again as
+// the loads and adds of a 512-byte row, and short rows whose data sits in L2 are limited by
+// instructions, not by memory.
+template <cureduce_dtype IN, class Op, int UNROLL>
+__device__ __forceinline__ typename Op::T fold_rounds(const storage_t<IN> *__restrict__ row, int rounds,
+                                                      int rank, int size) {
+  using V = vec16<storage_t<IN>>;
+  vector_folder<IN, Op, UNROLL> f;
+  const V *body = reinterpret_cast<const V *>(row);
+#pragma unroll 1 // one round's UNROLL loads in flight, as in fold_range (more would cost registers)
+  for (int k = 0; k < rounds; ++k) {
+    const int v = rank + k * UNROLL * size; // < 2^31: a row here is at most 16 KiB
+    V x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      x[u] = body[v + u * size];
+    f.vectors(x, [&](int u) { return (int64_t)(v + u * size) * V::N; });
+  }
+  return f.result();
+}
+
 } // namespace cr
