@@ -6,13 +6,14 @@
 
 namespace cr {
 
-// Every thread of the block calls this after making its own global writes visible
-// (__threadfence). One ticket per call from each of `arrivals` blocks; the block that takes
-// the last one gets true in all its threads, sees every other block's writes, and has reset
-// the ticket to 0 for the next launch (every arrival has counted by then). The barrier in
-// front orders the block's fenced writes before thread 0's release; thread 0's acquire is
-// passed to the block by the barrier behind, and the readers load with ld.cg (L2), as the
-// threadFenceReduction sample does.
+// Every thread of the block calls this after its global writes that other blocks will read.
+// One ticket per call from each of `arrivals` blocks; the block that takes the last one gets
+// true in all its threads, sees every other block's writes, and has reset the ticket to 0 for
+// the next launch (every arrival has counted by then). The barrier in front orders every
+// thread's writes before thread 0's release (the fence of an acq_rel atomic is cumulative:
+// it covers what the barrier ordered before it, as in cooperative groups' grid sync, where
+// only thread 0 fences), so writers need no fence of their own. Thread 0's acquire is passed
+// to the block by the barrier behind, and the readers load with ld.cg (L2).
 __device__ __forceinline__ bool block_last_arrival(unsigned int *ticket, unsigned int arrivals) {
   __shared__ bool is_last;
   __syncthreads();

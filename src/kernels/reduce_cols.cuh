@@ -188,11 +188,12 @@ __global__ void __launch_bounds__(BLOCK)
     return;
   }
 
-  // Several slices: publish this slice's values, and let the tile's last block fold them.
-  if (ty == 0 && has_col) {
+  // Several slices: publish this slice's values, and let the tile's last block fold them. No
+  // fence per writer: the barrier at the start of block_last_arrival orders these stores
+  // before thread 0's release (block_ticket.cuh). A __threadfence here put a second fence on
+  // the tile's finish, one after the other.
+  if (ty == 0 && has_col)
     store_values(&partials[blockIdx.y * L.cols + col], acc_c);
-    __threadfence(); // our partials are visible device-wide before the ticket is taken
-  }
   if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
     return;
 
