@@ -5,10 +5,9 @@
 #include "../cli/args.h"
 #include "bench_util.cuh"
 #include "cub_segmented.cuh"
-
-#include <algorithm>
 #include "rows_shapes.h"
 
+#include <algorithm>
 #include <math.h>
 #include <string.h>
 #include <string>
