@@ -1,7 +1,6 @@
 // The column kernel's plan (choose_cols_plan in launch_axis.cuh) stays within what the kernel
-// and the workspace allow, for every shape, with and without clusters: the tiles cover the
-// columns and the slices the rows, in whole clusters, and only the last cluster may hold empty
-// slices; tickets and partial slots fit in the axis workspace. On the shapes of
+// and the workspace allow, for every shape: the tiles cover the columns and the slices the
+// rows, none empty; tickets and partial slots fit in the axis workspace. On the shapes of
 // `bench --rows` the tile's last block folds at most CR_COLS_MAX_TAIL_BYTES of partials, or
 // the tile is already the narrowest. Compiled by nvcc, runs on the CPU: no GPU needed.
 #include <setjmp.h>
@@ -20,35 +19,28 @@ namespace {
 
 // The invariants of one plan. VEC columns a thread, BLOCK threads a block, pb bytes a partial.
 template <int VEC, int UNROLL, int BLOCK>
-void check_plan(uint64_t rows, uint64_t cols, uint64_t pb, uint64_t cluster) {
-  const cr::cols_plan P = cr::choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, pb, cluster);
+void check_plan(uint64_t rows, uint64_t cols, uint64_t pb) {
+  const cr::cols_plan P = cr::choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, pb);
   const uint64_t vecs = cols / VEC;
-  char what[200];
-  snprintf(what, sizeof what,
-           "rows %llu cols %llu VEC %d partial %llu cluster %llu: tx %llu ty %llu tiles %llu slices %llu "
-           "in clusters of %llu",
+  char what[160];
+  snprintf(what, sizeof what, "rows %llu cols %llu VEC %d partial %llu: tx %llu ty %llu tiles %llu slices %llu",
            (unsigned long long)rows, (unsigned long long)cols, VEC, (unsigned long long)pb,
-           (unsigned long long)cluster, (unsigned long long)P.tx, (unsigned long long)P.ty,
-           (unsigned long long)P.tiles, (unsigned long long)P.slices, (unsigned long long)P.cluster);
+           (unsigned long long)P.tx, (unsigned long long)P.ty, (unsigned long long)P.tiles,
+           (unsigned long long)P.slices);
   if (!(P.tx * P.ty == BLOCK && P.tx >= 1 && P.ty >= 1))
     fail_msg("block shape: %s", what);
   // Tiles cover the column vectors, and no tile is empty.
   if (!(P.tiles * P.tx >= vecs && (P.tiles - 1) * P.tx < vecs))
     fail_msg("tiles: %s", what);
-  // Clusters: the size asked for or none, whole clusters along y, a tile the stage holds.
-  if (!(P.cluster == 1 || (P.cluster == cluster && P.tx <= (uint64_t)cr::COLS_CLUSTER_MAX_TX)) ||
-      P.slices % P.cluster != 0)
-    fail_msg("clusters: %s", what);
-  // Slices cover the rows; only the last cluster may hold empty ones; the grid's y dimension
-  // holds them.
+  // Slices cover the rows, none empty; the grid's y dimension holds them.
   if (!(P.slices >= 1 && P.slices <= 65535 && P.slices * P.slice_rows >= rows &&
-        (P.slices - P.cluster) * P.slice_rows < rows))
+        (P.slices - 1) * P.slice_rows < rows))
     fail_msg("slices: %s", what);
   if (P.slices > 1) {
-    // One ticket per tile; one partial per cluster and column.
+    // One ticket per tile; one partial per slice and column.
     if (P.tiles > CR_AXIS_TICKETS)
       fail_msg("tickets: %s", what);
-    const uint64_t slots = P.parts() * cols;
+    const uint64_t slots = P.slices * cols;
     if (slots * pb > (uint64_t)CR_AXIS_PARTIAL_SLOTS * cr::AXIS_SLOT_BYTES)
       fail_msg("partial slots %llu: %s", (unsigned long long)slots, what);
   }
@@ -62,8 +54,7 @@ template <int VEC, int UNROLL> void sweep(uint64_t pb) {
   for (uint64_t r : row_counts)
     for (uint64_t c : col_counts)
       if ((c % VEC) == 0 && r * c <= (1ull << 31))
-        for (uint64_t cluster : {(uint64_t)1, (uint64_t)CR_COLS_CLUSTER})
-          check_plan<VEC, UNROLL, CR_COLS_BLOCK>(r, c, pb, cluster);
+        check_plan<VEC, UNROLL, CR_COLS_BLOCK>(r, c, pb);
 }
 
 void every_plan_fits_the_kernel_and_workspace(void **) {
@@ -85,12 +76,12 @@ template <int VEC, int UNROLL> void bench_shapes_fold_within_budget(const char *
   for (const bench::rows_shape &s : bench::ROWS_SHAPES) {
     if (s.rows == 0)
       continue; // the segment mix
-    const cr::cols_plan P = cr::choose_cols_plan<VEC, UNROLL, CR_COLS_BLOCK>(s.rows, s.cols, 4, CR_COLS_CLUSTER);
-    const uint64_t fold_bytes = P.slices > 1 ? P.parts() * P.tx * VEC * 4 : 0;
-    printf("%s %llux%llu: tx %llu ty %llu tiles %llu slices %llu (rows %llu) in clusters of %llu, last fold %llu B\n",
+    const cr::cols_plan P = cr::choose_cols_plan<VEC, UNROLL, CR_COLS_BLOCK>(s.rows, s.cols, 4);
+    const uint64_t fold_bytes = P.slices > 1 ? P.slices * P.tx * VEC * 4 : 0;
+    printf("%s %llux%llu: tx %llu ty %llu tiles %llu slices %llu (rows %llu), last fold %llu B\n",
            name, (unsigned long long)s.rows, (unsigned long long)s.cols, (unsigned long long)P.tx,
            (unsigned long long)P.ty, (unsigned long long)P.tiles, (unsigned long long)P.slices,
-           (unsigned long long)P.slice_rows, (unsigned long long)P.cluster, (unsigned long long)fold_bytes);
+           (unsigned long long)P.slice_rows, (unsigned long long)fold_bytes);
     if (fold_bytes > CR_COLS_MAX_TAIL_BYTES && P.tx > CR_COLS_MIN_TX)
       fail_msg("%s %llux%llu folds %llu bytes in one block", name, (unsigned long long)s.rows,
                (unsigned long long)s.cols, (unsigned long long)fold_bytes);

@@ -112,11 +112,6 @@
    costs: bf16 4096x4096 0.679 at 32 (16 KiB) against 0.629 at 8. */
 #define CR_COLS_MIN_TX 8
 #define CR_COLS_MAX_TAIL_BYTES 16384
-/* Row slices of a column tile are launched in clusters of CR_COLS_CLUSTER blocks (at most 8,
-   sm_90 and newer; 1: no clusters): the cluster's first block folds their values from the
-   others' shared memory, so the tile's last block folds one partial row per cluster instead of
-   one per slice (reduce_cols.cuh, cluster_fold.cuh). */
-#define CR_COLS_CLUSTER 8
 /* Threads per block of the column kernel (a power of two, 256 to 1024). */
 #define CR_COLS_BLOCK 256
 /* Partial values each thread of a column tile's last block has in flight while it folds the
@@ -146,8 +141,6 @@ static inline unsigned long cr_tuning_env(const char *name, unsigned long fallba
 #define CR_COLS_MAX_TAIL_BYTES cr_tuning_env("CR_COLS_MAX_TAIL_BYTES", 16384)
 #undef CR_COLS_MIN_BLOCKS
 #define CR_COLS_MIN_BLOCKS cr_tuning_env("CR_COLS_MIN_BLOCKS", 128)
-#undef CR_COLS_CLUSTER
-#define CR_COLS_CLUSTER cr_tuning_env("CR_COLS_CLUSTER", 8)
 /* The smallest chunk of the chunked kernel, in bytes (a multiple of 128: whole vectors in each
    warp's slice). */
 #undef CR_CHUNK_MIN_BYTES

@@ -174,20 +174,16 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
 }
 
 // How a column reduction is cut: tiles of tx threads across the columns, ty threads down the
-// rows, and `slices` row slices of slice_rows rows each, launched in clusters of `cluster`
-// slices whose first block folds them (a partial row per cluster). A function of the shape,
-// the element size, the partial's size and the cluster size asked for only: it fixes the
-// order of combination.
+// rows, and `slices` row slices of slice_rows rows each. A function of the shape, the element
+// size and the partial's size only: it fixes the order of combination.
 struct cols_plan {
-  uint64_t tx, ty, tiles, slices, slice_rows, cluster;
-  uint64_t parts() const { return slices / cluster; } // partial rows a tile's last block folds
+  uint64_t tx, ty, tiles, slices, slice_rows;
 };
 
 // The plan with tiles of at most max_tx threads across the columns, each thread folding at
-// least min_rows rows before the rows are cut into more slices, in clusters of `cluster`
-// slices where there are that many and the tile's values fit the cluster's stage.
+// least min_rows rows before the rows are cut into more slices.
 template <int VEC, int UNROLL, int BLOCK>
-cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows, uint64_t cluster) {
+cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows) {
   // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
   // rows, more columns instead.
   const uint64_t groups = cols / VEC;
@@ -199,32 +195,21 @@ cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_
     tx = BLOCK / ty;
   }
   const uint64_t tiles = div_up(groups, tx);
-  // Row slices: enough blocks, each thread still folding a fair number of rows, the partial
-  // rows within the workspace, and a ticket for every tile.
+  // Row slices: enough blocks, each thread still folding a fair number of rows, the partials
+  // within the workspace, and a ticket for every tile.
   uint64_t slices = div_up(CR_COLS_TARGET_BLOCKS, tiles);
-  const uint64_t by_rows = rows / (ty * (min_rows > 0 ? min_rows : 1));
+  const uint64_t by_rows = rows / (ty * min_rows);
+  const uint64_t by_slots = CR_AXIS_PARTIAL_SLOTS / cols;
   if (slices > by_rows)
     slices = by_rows;
-  if (slices < 1 || tiles > CR_AXIS_TICKETS)
-    slices = 1;
-  uint64_t k = cluster >= 1 && cluster <= MAX_CLUSTER_BLOCKS && slices >= cluster &&
-                       tx <= (uint64_t)COLS_CLUSTER_MAX_TX
-                   ? cluster
-                   : 1;
-  const uint64_t by_slots = CR_AXIS_PARTIAL_SLOTS / cols * k; // a partial row per cluster
   if (slices > by_slots)
     slices = by_slots;
   if (slices > 65535)
     slices = 65535;
-  slices = slices / k * k; // whole clusters
-  if (slices < 2) {
+  if (slices < 1 || tiles > CR_AXIS_TICKETS)
     slices = 1;
-    k = 1;
-  }
-  // Cutting `slices` slices may need fewer than that to cover the rows; round the slices
-  // needed up to whole clusters again (at most k - 1 of them empty, all in the last cluster).
   const uint64_t slice_rows = div_up(rows, slices);
-  return {tx, ty, tiles, div_up(div_up(rows, slice_rows), k) * k, slice_rows, k};
+  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows};
 }
 
 // The tile width, from CR_COLS_MAX_TX threads down to CR_COLS_MIN_TX (axis_tuning.h): the
@@ -232,16 +217,15 @@ cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_
 // folds at most CR_COLS_MAX_TAIL_BYTES of partials (that fold runs on one SM while the rest of
 // the GPU waits); else the narrowest.
 template <int VEC, int UNROLL, int BLOCK>
-cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t min_rows,
-                            uint64_t cluster) {
+cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t min_rows) {
   const uint64_t widest = CR_COLS_MAX_TX, narrowest = CR_COLS_MIN_TX < widest ? CR_COLS_MIN_TX : widest;
   cols_plan P{}, fits{};
   bool any_fits = false;
   for (uint64_t cap = widest;; cap /= 2) {
-    P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows, cluster);
+    P = plan_cols<VEC, UNROLL, BLOCK>(rows, cols, cap, min_rows);
     if (P.tiles >= CR_COLS_TARGET_BLOCKS)
       return P;
-    if (!any_fits && P.parts() * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES) {
+    if (!any_fits && P.slices * P.tx * VEC * partial_bytes <= CR_COLS_MAX_TAIL_BYTES) {
       fits = P;
       any_fits = true;
     }
@@ -251,62 +235,30 @@ cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes
 }
 
 // Fewer, longer slices (CR_COLS_MIN_ROWS_PER_THREAD rows a thread), unless that leaves fewer
-// than CR_COLS_MIN_BLOCKS blocks: then half as many rows a thread. `cluster`: the slices per
-// cluster asked for (CR_COLS_CLUSTER where the GPU has clusters, else 1).
+// than CR_COLS_MIN_BLOCKS blocks: then half as many rows a thread.
 template <int VEC, int UNROLL, int BLOCK>
-cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t cluster) {
-  const cols_plan P =
-      choose_cols_width<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, CR_COLS_MIN_ROWS_PER_THREAD, cluster);
+cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+  const cols_plan P = choose_cols_width<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, CR_COLS_MIN_ROWS_PER_THREAD);
   if (P.tiles * P.slices >= CR_COLS_MIN_BLOCKS)
     return P;
-  return choose_cols_width<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, CR_COLS_MIN_ROWS_PER_THREAD / 2,
-                                               cluster);
-}
-
-// Thread-block clusters (sm_90 and newer) on the current device, looked up once per device.
-inline bool device_has_clusters() {
-  static std::atomic<int> cached[64]; // by device ordinal; 0: not looked up, 1: no, 2: yes
-  int dev = 0, v = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-    return false;
-  if (const int known = cached[dev].load(std::memory_order_relaxed))
-    return known == 2;
-  if (cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, dev) != cudaSuccess)
-    return false;
-  cached[dev].store(v ? 2 : 1, std::memory_order_relaxed);
-  return v != 0;
+  return choose_cols_width<VEC, UNROLL, BLOCK>(rows, cols, partial_bytes, CR_COLS_MIN_ROWS_PER_THREAD / 2);
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int VEC, int UNROLL, int BLOCK, int LAST>
 cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = compare_op<IN, OP, ACC>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
-  const uint64_t cluster = device_has_clusters() ? CR_COLS_CLUSTER : 1;
-  const cols_plan P = choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, sizeof(typename Op::T), cluster);
+  const cols_plan P = choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, sizeof(typename Op::T));
   if (P.tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
   const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx};
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3((unsigned)P.tiles, (unsigned)P.slices);
-  config.blockDim = dim3(BLOCK);
-  config.stream = a.stream;
-  cudaLaunchAttribute attr = {};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 1;
-  attr.val.clusterDim.y = (unsigned)P.cluster;
-  attr.val.clusterDim.z = 1;
-  if (P.cluster > 1) { // without the attribute every block is its own cluster
-    config.attrs = &attr;
-    config.numAttrs = 1;
-  }
-  const cudaError_t launched = cudaLaunchKernelEx(
-      &config, reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, LAST>,
+  const dim3 grid((unsigned)P.tiles, (unsigned)P.slices);
+  reduce_cols<IN, ACC, OP, BLOCK, VEC, UNROLL, LAST><<<grid, BLOCK, 0, a.stream>>>(
       static_cast<const storage_t<IN> *>(a.in), L, reinterpret_cast<typename Op::T *>(a.workspace),
       reinterpret_cast<unsigned int *>(a.workspace + axis_tickets_offset()),
       static_cast<typename Op::Out *>(a.out));
-  const cureduce_status status = launch_status(); // clears the launch's error, if any
-  return launched == cudaSuccess ? status : CUREDUCE_ERROR_CUDA;
+  return launch_status();
 }
 
 // Columns: 16-byte packs of columns when every row allows them, else one column per thread.

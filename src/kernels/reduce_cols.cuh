@@ -7,17 +7,13 @@
 // The TY values of a column then meet in a tree (shuffles, then shared memory).
 //
 // Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
-// The slices are launched in clusters of K along y (cluster_fold.cuh; K = 1 without
-// clusters): the first block of a cluster folds the cluster's K slices, in slice order, from
-// its neighbours' shared memory and writes one row of partials; the last block of a column
-// tile to arrive (a device-scope ticket per tile, block_ticket.cuh) folds those rows in order
-// and writes the result. Slice count, cluster size and tile shape depend only on the matrix
-// shape and the element size, so the order of combination, and the bits, do not depend on the
-// GPU.
+// Each slice writes its column values to the partials; the last block of a column tile (a
+// device-scope ticket per tile, block_ticket.cuh) folds the slices in slice order and writes
+// the result. Slice count and tile shape depend only on the matrix shape, so the order of
+// combination, and the bits, do not depend on the GPU.
 #pragma once
 
 #include "../device/block_ticket.cuh"
-#include "../device/cluster_fold.cuh"
 #include "../device/vector_fold.cuh"
 #include "../device/warp_reduce.cuh"
 
@@ -31,10 +27,6 @@ struct cols_layout {
   uint64_t slice_rows; // rows per slice (gridDim.y slices)
   int tx;              // threads across the columns of a tile; ty = BLOCK / tx
 };
-
-// The widest tile (threads across the columns) that may be launched in clusters: its values
-// are staged in shared memory for the cluster's fold.
-constexpr int COLS_CLUSTER_MAX_TX = 32;
 
 // Fold over ty: thread (tx, 0) gets, for each of its VEC columns, the fold of the values of
 // ty = 0 .. TY - 1. A tree, in log2(TY) steps: within a warp the lanes of one column are TX
@@ -150,15 +142,13 @@ __global__ void __launch_bounds__(BLOCK)
   const bool has_col = col < L.cols; // cols is a multiple of VEC when VEC > 1
   const uint64_t row_begin = blockIdx.y * L.slice_rows;
   const uint64_t row_end = row_begin + L.slice_rows < L.rows ? row_begin + L.slice_rows : L.rows;
-  // Rounding the slice count up to whole clusters may leave the last cluster's last slices
-  // past the end: they fold nothing.
 
   T acc_c[VEC];
 #pragma unroll
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = Op::identity();
 
-  if (has_col && row_begin < row_end) {
+  if (has_col) {
     // A thread's rows are `step` elements apart. Whole passes load UNROLL rows with no bounds
     // test between them (the tests kept the loads from being issued back to back); the one
     // partial pass at the end of the slice tests each row.
@@ -198,33 +188,16 @@ __global__ void __launch_bounds__(BLOCK)
     return;
   }
 
-  // Several slices: publish a row of partials per cluster, and let the tile's last block fold
-  // them. No fence per writer: the barrier at the start of block_last_arrival orders these
-  // stores before thread 0's release (block_ticket.cuh). A __threadfence here put a second
-  // fence on the tile's finish, one after the other.
-  const unsigned K = cluster_blocks_y(), parts = gridDim.y / K;
-  if (K == 1) {
-    if (ty == 0 && has_col)
-      store_values(&partials[blockIdx.y * L.cols + col], acc_c);
-  } else {
-    // The tile's TX * VEC values in column order; the cluster's first block folds the K
-    // blocks' values and writes the cluster's row (launcher: TX <= COLS_CLUSTER_MAX_TX).
-    __shared__ alignas(16) T stage[COLS_CLUSTER_MAX_TX * VEC];
-    if (ty == 0)
-      store_values(&stage[tx * VEC], acc_c);
-    const uint64_t tile_col = (uint64_t)blockIdx.x * TX * VEC;
-    T *row = &partials[(blockIdx.y / K) * L.cols + tile_col];
-    const bool root = fold_across_cluster<Op, BLOCK>(stage, TX * VEC, [&](int i, const T &v) {
-      if (tile_col + i < L.cols)
-        row[i] = v;
-    });
-    if (!root)
-      return;
-  }
-  if (!block_last_arrival(&tickets[blockIdx.x], parts))
+  // Several slices: publish this slice's values, and let the tile's last block fold them. No
+  // fence per writer: the barrier at the start of block_last_arrival orders these stores
+  // before thread 0's release (block_ticket.cuh). A __threadfence here put a second fence on
+  // the tile's finish, one after the other.
+  if (ty == 0 && has_col)
+    store_values(&partials[blockIdx.y * L.cols + col], acc_c);
+  if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
     return;
 
-  // Partial rows ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
+  // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
   // BATCH slices are issued before any is folded: with hundreds of slices, one L2 round trip
   // per slice would make this block the kernel's long tail.
   constexpr int BATCH = VEC >= LAST ? 1 : LAST / VEC; // LAST values in flight per thread
@@ -232,15 +205,15 @@ __global__ void __launch_bounds__(BLOCK)
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = Op::identity();
   if (has_col)
-    for (unsigned q = ty; q < parts; q += TY * BATCH) {
+    for (unsigned q = ty; q < gridDim.y; q += TY * BATCH) {
       T p[BATCH][VEC];
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < parts)
+        if (q + b * TY < gridDim.y)
           load_values_cg(&partials[(q + b * TY) * L.cols + col], p[b]);
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < parts)
+        if (q + b * TY < gridDim.y)
 #pragma unroll
           for (int c = 0; c < VEC; ++c)
             acc_c[c] = Op::combine(acc_c[c], p[b][c]);
