@@ -1,0 +1,370 @@
+// Is the full-array kernel's fixed cost at 2^26 elements the static partition? GPU time per
+// launch, in µs, of a bf16 -> f32 sum over the same data, at the GPU's pace (each batch waits
+// behind a spinning kernel until the host has queued it), for:
+//   roofline    the bench's read roofline: 16-byte loads over a grid of 8 blocks per SM, no
+//               arithmetic, nothing written;
+//   static      the partition of reduce_full_single_pass: tiles of 256 x 4 vectors, block b
+//               takes tiles b, b + G, ...; then its finish (partial store, acq_rel ticket, the
+//               last block folds the G partials); G = 1024, and 8 blocks per SM;
+//   static_nofin the same without the finish (each block stores its partial and exits);
+//   poll W      the static partition with a finish that has no fence and no ticket: each
+//               block stores its partial as W 64-bit words {1, 32 bits of the partial}
+//               (relaxed, each word single-copy atomic); block 0, after its own tiles, polls
+//               every block's words until all carry the 1, folds the partials in index order,
+//               and clears the words for the next launch. W = 1 for a 4-byte partial, 2 for 8;
+//   pair, pair_nofin  static (and static_nofin) with the f32 sums compensated as in the library
+//               (compensated_sum.cuh): each vector's plain sum joins a (hi, lo) pair by TwoSum,
+//               pairs meet in the block tree and the last block's fold (8-byte partials);
+//   f64acc, f64acc_nofin  each vector's plain f32 sum converted to double and added to an f64
+//               accumulator (one F2F and one DADD a vector instead of a TwoSum), f64 in the
+//               block tree and the last block's fold (8-byte partials);
+//   dyn CH      chunks of CH tiles handed out by a device counter to a grid of 8 blocks per
+//               SM, one partial per chunk, a ticket per chunk; the last chunk to finish folds
+//               the partials in chunk order. The partition into chunks and the order of the
+//               fold depend only on n, so the bits do not depend on which block took which
+//               chunk, or on the GPU.
+// Build and run on a GPU machine:
+//   nvcc -O3 -std=c++17 -arch=sm_90 scripts/balance_cost.cu -o balance_cost && ./balance_cost
+#include <algorithm>
+#include <cstring>
+#include <cstdio>
+#include <cuda/atomic>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <vector>
+
+#define CK(x)                                                                                    \
+  do {                                                                                           \
+    cudaError_t e_ = (x);                                                                        \
+    if (e_ != cudaSuccess) {                                                                     \
+      printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);                    \
+      return 1;                                                                                  \
+    }                                                                                            \
+  } while (0)
+
+constexpr int BLOCK = 256, UNROLL = 4, TILE = BLOCK * UNROLL; // vectors per tile
+
+__device__ float block_sum(float v) {
+  __shared__ float w[BLOCK / 32];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
+  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = threadIdx.x < BLOCK / 32 ? w[threadIdx.x] : 0.f;
+  if (threadIdx.x < 32)
+    for (int o = BLOCK / 64; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
+  __syncthreads();
+  return v;
+}
+
+// Sum of the 8 bf16 of a 16-byte word into 4 chains (so the adds are not one long chain).
+__device__ __forceinline__ void fold(float (&acc)[UNROLL], int u, const uint4 &x) {
+  const unsigned w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    acc[u] += __uint_as_float(w[k] << 16);
+    acc[u] += __uint_as_float(w[k] & 0xffff0000u);
+  }
+}
+
+__device__ __forceinline__ float fold_tile(const uint4 *__restrict__ in, size_t tile) {
+  float acc[UNROLL] = {0.f, 0.f, 0.f, 0.f};
+  uint4 x[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) x[u] = in[tile * TILE + u * BLOCK + threadIdx.x];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) fold(acc, u, x[u]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+__device__ bool last_arrival(unsigned *ticket, unsigned arrivals) {
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> c(*ticket);
+    last = c.fetch_add(1u, cuda::memory_order_acq_rel) == arrivals - 1;
+    if (last) c.store(0u, cuda::memory_order_relaxed);
+  }
+  __syncthreads();
+  return last;
+}
+
+__device__ void fold_partials(const float *partials, unsigned count, float *out) {
+  float s = 0.f;
+  for (unsigned b = threadIdx.x; b < count; b += BLOCK) s += __ldcg(&partials[b]);
+  s = block_sum(s);
+  if (threadIdx.x == 0) *out = s;
+}
+
+template <bool FINISH>
+__global__ void __launch_bounds__(BLOCK, 8) static_sum(const uint4 *in, size_t tiles, float *partials,
+                                                       unsigned *ticket, float *out) {
+  float s = 0.f;
+  for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) s += fold_tile(in, t);
+  s = block_sum(s);
+  if (threadIdx.x == 0) partials[blockIdx.x] = s;
+  if (!FINISH) return;
+  if (!last_arrival(ticket, gridDim.x)) return;
+  fold_partials(partials, gridDim.x, out);
+}
+
+struct pair { float hi, lo; };
+__device__ __forceinline__ pair two_sum(pair a, float y) {
+  const float t = __fadd_rn(a.hi, y), yb = __fsub_rn(t, a.hi);
+  const float e = __fadd_rn(__fsub_rn(a.hi, __fsub_rn(t, yb)), __fsub_rn(y, yb));
+  return pair{t, __fadd_rn(a.lo, e)};
+}
+__device__ __forceinline__ pair combine(pair a, pair b) {
+  pair r = two_sum(a, b.hi);
+  r.lo = __fadd_rn(r.lo, b.lo);
+  return r;
+}
+__device__ pair block_pair(pair v) {
+  __shared__ pair w[BLOCK / 32];
+  for (int o = 16; o > 0; o /= 2)
+    v = combine(v, pair{__shfl_down_sync(~0u, v.hi, o), __shfl_down_sync(~0u, v.lo, o)});
+  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = threadIdx.x < BLOCK / 32 ? w[threadIdx.x] : pair{-0.f, 0.f};
+  if (threadIdx.x < 32)
+    for (int o = BLOCK / 64; o > 0; o /= 2)
+      v = combine(v, pair{__shfl_down_sync(~0u, v.hi, o), __shfl_down_sync(~0u, v.lo, o)});
+  __syncthreads();
+  return v;
+}
+
+template <bool FINISH>
+__global__ void __launch_bounds__(BLOCK, 8) pair_sum(const uint4 *in, size_t tiles, pair *partials,
+                                                     unsigned *ticket, float *out) {
+  pair acc[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) acc[u] = pair{-0.f, 0.f};
+  for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    uint4 x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) x[u] = in[t * TILE + u * BLOCK + threadIdx.x];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const unsigned w[4] = {x[u].x, x[u].y, x[u].z, x[u].w};
+      float v = __uint_as_float(w[0] << 16);
+      v = __fadd_rn(v, __uint_as_float(w[0] & 0xffff0000u));
+#pragma unroll
+      for (int k = 1; k < 4; ++k) {
+        v = __fadd_rn(v, __uint_as_float(w[k] << 16));
+        v = __fadd_rn(v, __uint_as_float(w[k] & 0xffff0000u));
+      }
+      acc[u] = two_sum(acc[u], v);
+    }
+  }
+  pair p = combine(combine(acc[0], acc[1]), combine(acc[2], acc[3]));
+  p = block_pair(p);
+  if (threadIdx.x == 0) partials[blockIdx.x] = p;
+  if (!FINISH) return;
+  if (!last_arrival(ticket, gridDim.x)) return;
+  pair v{-0.f, 0.f};
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) {
+    const long long q = __ldcg(reinterpret_cast<const long long *>(&partials[b]));
+    pair r;
+    memcpy(&r, &q, 8);
+    v = combine(v, r);
+  }
+  v = block_pair(v);
+  if (threadIdx.x == 0) *out = __fadd_rn(v.hi, v.lo);
+}
+
+__device__ double block_f64(double v) {
+  __shared__ double w[BLOCK / 32];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
+  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = threadIdx.x < BLOCK / 32 ? w[threadIdx.x] : 0.0;
+  if (threadIdx.x < 32)
+    for (int o = BLOCK / 64; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
+  __syncthreads();
+  return v;
+}
+
+template <bool FINISH>
+__global__ void __launch_bounds__(BLOCK, 8) f64_sum(const uint4 *in, size_t tiles, double *partials,
+                                                    unsigned *ticket, float *out) {
+  double acc[UNROLL] = {0.0, 0.0, 0.0, 0.0};
+  for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    uint4 x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) x[u] = in[t * TILE + u * BLOCK + threadIdx.x];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const unsigned w[4] = {x[u].x, x[u].y, x[u].z, x[u].w};
+      float v = __uint_as_float(w[0] << 16);
+      v = __fadd_rn(v, __uint_as_float(w[0] & 0xffff0000u));
+#pragma unroll
+      for (int k = 1; k < 4; ++k) {
+        v = __fadd_rn(v, __uint_as_float(w[k] << 16));
+        v = __fadd_rn(v, __uint_as_float(w[k] & 0xffff0000u));
+      }
+      acc[u] += (double)v;
+    }
+  }
+  double p = block_f64((acc[0] + acc[1]) + (acc[2] + acc[3]));
+  if (threadIdx.x == 0) partials[blockIdx.x] = p;
+  if (!FINISH) return;
+  if (!last_arrival(ticket, gridDim.x)) return;
+  double v = 0.0;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) v += __ldcg(&partials[b]);
+  v = block_f64(v);
+  if (threadIdx.x == 0) *out = (float)v;
+}
+
+template <int W>
+__global__ void __launch_bounds__(BLOCK, 8) poll_sum(const uint4 *in, size_t tiles,
+                                                     unsigned long long *words, float *out) {
+  float s = 0.f;
+  for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) s += fold_tile(in, t);
+  s = block_sum(s);
+  if (threadIdx.x == 0)
+    for (int k = 0; k < W; ++k) { // W words; the partial's bits in the first, copies after
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[blockIdx.x * W + k]);
+      w.store(1ull << 32 | __float_as_uint(s), cuda::memory_order_relaxed);
+    }
+  if (blockIdx.x != 0) return;
+  float v = 0.f;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) {
+    unsigned bits = 0;
+    for (int k = 0; k < W; ++k) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[b * W + k]);
+      unsigned long long x;
+      do x = w.load(cuda::memory_order_relaxed); while ((x >> 32) != 1);
+      bits = (unsigned)x;
+      w.store(0ull, cuda::memory_order_relaxed);
+    }
+    v += __uint_as_float(bits);
+  }
+  v = block_sum(v);
+  if (threadIdx.x == 0) *out = v;
+}
+
+// counter: chunks handed out so far, plus one failing fetch per block; the block whose fetch
+// is the launch's last resets it for the next launch.
+__global__ void __launch_bounds__(BLOCK, 8) dyn_sum(const uint4 *in, size_t tiles, unsigned ch,
+                                                    unsigned chunks, float *partials,
+                                                    unsigned *counter, unsigned *ticket, float *out) {
+  __shared__ unsigned next[2];
+  auto fetch = [&]() {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> c(*counter);
+    const unsigned v = c.fetch_add(1u, cuda::memory_order_relaxed);
+    if (v == chunks + gridDim.x - 1) c.store(0u, cuda::memory_order_relaxed);
+    return v;
+  };
+  if (threadIdx.x == 0) next[0] = fetch();
+  __syncthreads();
+  bool any_last = false;
+  for (int k = 0;; k ^= 1) {
+    const unsigned c = next[k];
+    if (c >= chunks) break;
+    if (threadIdx.x == 0) next[k ^ 1] = fetch(); // the next chunk's number while this one loads
+    float s = 0.f;
+    const size_t t_end = (size_t)(c + 1) * ch < tiles ? (size_t)(c + 1) * ch : tiles;
+    for (size_t t = (size_t)c * ch; t < t_end; ++t) s += fold_tile(in, t);
+    s = block_sum(s); // its barriers also publish next[k ^ 1]
+    if (threadIdx.x == 0) partials[c] = s;
+    if (last_arrival(ticket, chunks)) any_last = true;
+  }
+  if (any_last) fold_partials(partials, chunks, out);
+}
+
+__global__ void read_16B(const uint4 *__restrict__ in, size_t words, unsigned *sink) {
+  uint4 acc = {0, 0, 0, 0};
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < words; i += 4 * stride) {
+    const uint4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
+    acc.x ^= a.x ^ b.x ^ c.x ^ d.x, acc.y ^= a.y ^ b.y ^ c.y ^ d.y;
+    acc.z ^= a.z ^ b.z ^ c.z ^ d.z, acc.w ^= a.w ^ b.w ^ c.w ^ d.w;
+  }
+  for (; i < words; i += stride) {
+    const uint4 a = in[i];
+    acc.x ^= a.x, acc.y ^= a.y, acc.z ^= a.z, acc.w ^= a.w;
+  }
+  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u && acc.x == 0x12345678u) *sink = acc.y;
+}
+
+__global__ void fill(unsigned *w, size_t words) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned z = (unsigned)(i * 2654435761u) ^ 0x5bd1e995u;
+    z ^= z >> 15;
+    // two bf16 in [-1, 1): sign, exponent 118..126, random mantissa
+    const unsigned lo = ((z & 1) << 15) | ((118 + (z >> 1) % 9) << 7) | ((z >> 5) & 0x7f);
+    const unsigned hi = (((z >> 12) & 1) << 15) | ((118 + (z >> 13) % 9) << 7) | ((z >> 17) & 0x7f);
+    w[i] = hi << 16 | lo;
+  }
+}
+
+__global__ void spin(long long ns) {
+  long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}
+
+int main() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const size_t max_bytes = (size_t)512 << 20;
+  uint4 *in; float *partials, *out; unsigned *ticket, *counter, *sink;
+  CK(cudaMalloc(&in, max_bytes));
+  fill<<<4096, 256>>>((unsigned *)in, max_bytes / 4);
+  CK(cudaMalloc(&partials, 1 << 20));
+  CK(cudaMalloc(&ticket, 4)); CK(cudaMemset(ticket, 0, 4));
+  CK(cudaMalloc(&counter, 4)); CK(cudaMemset(counter, 0, 4));
+  CK(cudaMalloc(&sink, 4));
+  unsigned long long *words;
+  CK(cudaMalloc(&words, 1024 * 4 * 8));
+  CK(cudaMemset(words, 0, 1024 * 4 * 8));
+  CK(cudaMalloc(&out, 4));
+  cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  const unsigned wave = (unsigned)sms * 8;
+  const char *names[] = {"roofline", "static", "static_nofin", "poll1", "pair", "pair_nofin", "f64acc", "f64acc_nofin"};
+  printf("bf16 -> f32 sum, us per launch (median of 7 batches, GPU-paced); %d SMs\n%-10s", sms, "MiB");
+  for (const char *n : names) printf(" %12s", n);
+  printf("\n");
+  for (size_t mib : {1, 8, 32, 128, 512}) {
+    const size_t bytes = mib << 20, tiles = bytes / 16 / TILE;
+    const unsigned G = (unsigned)(tiles < 1024 ? tiles : 1024); // the real kernel's grid cap
+    const int L = mib >= 512 ? 20 : mib >= 128 ? 50 : 200;
+    printf("%-10zu", mib);
+    std::vector<float> sums;
+    for (int f = 0; f < 8; ++f) {
+      const unsigned ch = 4;
+      const unsigned chunks = (unsigned)((tiles + ch - 1) / ch);
+      auto launch = [&] {
+        switch (f) {
+        case 0: read_16B<<<wave, 256, 0, s>>>(in, bytes / 16, sink); break;
+        case 1: static_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, partials, ticket, out); break;
+        case 2: static_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, partials, ticket, out); break;
+        case 3: poll_sum<1><<<G, BLOCK, 0, s>>>(in, tiles, words, out); break;
+        case 4: pair_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
+        case 5: pair_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
+        case 6: f64_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
+        case 7: f64_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
+        default: dyn_sum<<<wave, BLOCK, 0, s>>>(in, tiles, ch, chunks, partials, counter, ticket, out); break;
+        }
+      };
+      std::vector<float> t;
+      for (int r = 0; r < 7; ++r) {
+        spin<<<1, 1, 0, s>>>(3000000 + 40000ll * L * (long long)(mib / 32));
+        CK(cudaEventRecord(a, s));
+        for (int i = 0; i < L; ++i) launch();
+        CK(cudaEventRecord(b, s));
+        CK(cudaEventSynchronize(b));
+        CK(cudaGetLastError());
+        float ms; CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms * 1000.f / L);
+      }
+      std::sort(t.begin(), t.end());
+      printf(" %12.3f", t[3]);
+      float h = 0; CK(cudaMemcpy(&h, out, 4, cudaMemcpyDeviceToHost));
+      sums.push_back(h);
+    }
+    printf("   sums: static %.9g poll1 %.9g pair %.9g f64acc %.9g\n", sums[1], sums[3], sums[4], sums[6]);
+  }
+  return 0;
+}
