@@ -49,6 +49,16 @@
    1048576x32 rows 0.946 -> 0.877 / 0.897. */
 #define CR_ROWS_SHORT_MAX_BLOCKS 8192
 #define CR_ROWS_LANES_WAVES 2
+/* ... but one wave when that gives each warp at least CR_ROWS_LANES_ONE_WAVE_SETS sets of rows
+   (launch_axis.cuh, lanes_waves): the warps then loop over their rows in blocks that stay
+   resident. Measured on an H100 once the groups took fold_rounds (tuning/s7_rw_*, one lean
+   tuning build, one and two waves for every lane-group shape, two runs each, roof fractions of
+   the row sums): f32 65536x128 (3.1 sets a warp in one wave) 0.912/0.922 against 0.817/0.843;
+   f32 32768x1024 (6.2) 0.977/0.978 against 0.977/0.976; bf16 32768x1024 (6.2) 0.957/0.954
+   against 0.964/0.959. bf16 65536x128 (1.55 sets a warp) keeps two waves: 0.811/0.893 in one,
+   0.869/0.868 in two. Before fold_rounds, one wave and two were level on f32 65536x128 (s4a,
+   above). */
+#define CR_ROWS_LANES_ONE_WAVE_SETS 2
 
 /* Chunked kernel (long rows, segments): chunks are at least CR_CHUNK_MIN_BYTES, and there are
    at most CR_MAX_CHUNKS of them (larger inputs get larger chunks). */
