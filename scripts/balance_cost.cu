@@ -322,7 +322,9 @@ int main() {
   cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
   const unsigned wave = (unsigned)sms * 8;
-  const char *names[] = {"roofline", "static", "static_nofin", "poll1", "pair", "pair_nofin", "f64acc", "f64acc_nofin"};
+  const char *names[] = {"roofline", "static", "static_nofin", "poll1", "poll2", "pair", "pair_nofin",
+                         "f64acc", "f64acc_nofin", "dyn2", "dyn4", "dyn8"};
+  const int variants = (int)(sizeof names / sizeof *names);
   printf("bf16 -> f32 sum, us per launch (median of 7 batches, GPU-paced); %d SMs\n%-10s", sms, "MiB");
   for (const char *n : names) printf(" %12s", n);
   printf("\n");
@@ -332,8 +334,8 @@ int main() {
     const int L = mib >= 512 ? 20 : mib >= 128 ? 50 : 200;
     printf("%-10zu", mib);
     std::vector<float> sums;
-    for (int f = 0; f < 8; ++f) {
-      const unsigned ch = 4;
+    for (int f = 0; f < variants; ++f) {
+      const unsigned ch = f >= 9 ? 2u << (f - 9) : 1; // dyn2, dyn4, dyn8
       const unsigned chunks = (unsigned)((tiles + ch - 1) / ch);
       auto launch = [&] {
         switch (f) {
@@ -341,10 +343,11 @@ int main() {
         case 1: static_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, partials, ticket, out); break;
         case 2: static_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, partials, ticket, out); break;
         case 3: poll_sum<1><<<G, BLOCK, 0, s>>>(in, tiles, words, out); break;
-        case 4: pair_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
-        case 5: pair_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
-        case 6: f64_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
-        case 7: f64_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
+        case 4: poll_sum<2><<<G, BLOCK, 0, s>>>(in, tiles, words, out); break;
+        case 5: pair_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
+        case 6: pair_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
+        case 7: f64_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
+        case 8: f64_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
         default: dyn_sum<<<wave, BLOCK, 0, s>>>(in, tiles, ch, chunks, partials, counter, ticket, out); break;
         }
       };
@@ -364,7 +367,7 @@ int main() {
       float h = 0; CK(cudaMemcpy(&h, out, 4, cudaMemcpyDeviceToHost));
       sums.push_back(h);
     }
-    printf("   sums: static %.9g poll1 %.9g pair %.9g f64acc %.9g\n", sums[1], sums[3], sums[4], sums[6]);
+    printf("   sums: static %.9g poll1 %.9g pair %.9g f64acc %.9g dyn4 %.9g\n", sums[1], sums[3], sums[5], sums[7], sums[10]);
   }
   return 0;
 }

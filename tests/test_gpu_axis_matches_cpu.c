@@ -7,8 +7,9 @@
  * plans of narrower tiles and their slices (520x128 and 1040x64 cut into 2 slices, small enough
  * for the sanitizer runs at 70000 elements; 16384x256; 4096x1024, where 8-byte types get the
  * longer slices of CR_COLS_MIN_ROWS_PER_THREAD), rows enough that the lane-group kernel's
- * warps take several row sets each (98304x39 with ld 40: its grid is at most CR_ROWS_LANES_WAVES
- * waves, 8448 to 12672 warps on a 132-SM GPU, and 4- and 8-byte types need 12288 and 24576),
+ * warps take several row sets each (98304x39 with ld 40: 4- and 8-byte types have 12288 and
+ * 24576 row sets against 4224 to 6336 warps a wave on a 132-SM GPU, so lanes_waves gives them
+ * one wave, or two where a wave holds more than half as many warps as row sets),
  * columns cut into 32 to 78 slices (32768x128, aligned, and 40000x100 from an odd start, one
  * column a thread),
  * and segment mixes with empty, tiny and huge segments.
