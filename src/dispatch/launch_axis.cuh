@@ -110,8 +110,17 @@ cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t col
   waves = cr_tuning_env("CR_ROWS_WAVES", waves);
 #endif
   const uint64_t blocks = div_up(div_up(rows, rows_per_warp), CR_AXIS_BLOCK / 32);
-  const uint64_t cap = waves ? waves * resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID)
-                             : (uint64_t)CR_ROWS_SHORT_MAX_BLOCKS;
+  uint64_t cap = waves ? waves * resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID)
+                       : (uint64_t)CR_ROWS_SHORT_MAX_BLOCKS;
+#if CUREDUCE_TUNING_VARIANT == 99
+  // Candidate (CR_ROWS_BALANCED=1, kernels launched in waves): the fewest row sets a warp that
+  // one wave allows, spread evenly, so no warp has one more set than the others.
+  if (waves && cr_tuning_env("CR_ROWS_BALANCED", 0)) {
+    const uint64_t sets = div_up(rows, rows_per_warp);
+    const uint64_t wave_warps = (uint64_t)resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID) * (CR_AXIS_BLOCK / 32);
+    cap = div_up(div_up(sets, div_up(sets, wave_warps)), CR_AXIS_BLOCK / 32);
+  }
+#endif
   const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
   KERNEL<<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(static_cast<const storage_t<IN> *>(a.in), rows, cols,
                                                ld, (int)group, static_cast<typename Op::Out *>(a.out));
