@@ -107,111 +107,91 @@ __global__ void __launch_bounds__(BLOCK, 8) static_sum(const uint4 *in, size_t t
   fold_partials(partials, gridDim.x, out);
 }
 
+// The plain f32 sum of a vector's 8 bf16, in element order (the library's per-vector sum of
+// narrow inputs).
+__device__ __forceinline__ float vector_sum_bf16(const uint4 &x) {
+  const unsigned w[4] = {x.x, x.y, x.z, x.w};
+  float v = __uint_as_float(w[0] << 16);
+  v = __fadd_rn(v, __uint_as_float(w[0] & 0xffff0000u));
+#pragma unroll
+  for (int k = 1; k < 4; ++k) {
+    v = __fadd_rn(v, __uint_as_float(w[k] << 16));
+    v = __fadd_rn(v, __uint_as_float(w[k] & 0xffff0000u));
+  }
+  return v;
+}
+
+// Two accumulators of the vector sums: the library's compensated pair (compensated_sum.cuh)
+// and a double.
 struct pair { float hi, lo; };
-__device__ __forceinline__ pair two_sum(pair a, float y) {
-  const float t = __fadd_rn(a.hi, y), yb = __fsub_rn(t, a.hi);
-  const float e = __fadd_rn(__fsub_rn(a.hi, __fsub_rn(t, yb)), __fsub_rn(y, yb));
-  return pair{t, __fadd_rn(a.lo, e)};
-}
-__device__ __forceinline__ pair combine(pair a, pair b) {
-  pair r = two_sum(a, b.hi);
-  r.lo = __fadd_rn(r.lo, b.lo);
-  return r;
-}
-__device__ pair block_pair(pair v) {
-  __shared__ pair w[BLOCK / 32];
-  for (int o = 16; o > 0; o /= 2)
-    v = combine(v, pair{__shfl_down_sync(~0u, v.hi, o), __shfl_down_sync(~0u, v.lo, o)});
+struct pair_acc {
+  using T = pair;
+  __device__ static T identity() { return {-0.f, 0.f}; }
+  __device__ static T add(T a, float y) { // TwoSum
+    const float t = __fadd_rn(a.hi, y), yb = __fsub_rn(t, a.hi);
+    const float e = __fadd_rn(__fsub_rn(a.hi, __fsub_rn(t, yb)), __fsub_rn(y, yb));
+    return {t, __fadd_rn(a.lo, e)};
+  }
+  __device__ static T combine(T a, T b) {
+    T r = add(a, b.hi);
+    r.lo = __fadd_rn(r.lo, b.lo);
+    return r;
+  }
+  __device__ static T shfl_down(T v, int o) {
+    return {__shfl_down_sync(~0u, v.hi, o), __shfl_down_sync(~0u, v.lo, o)};
+  }
+  __device__ static float value(T v) { return __fadd_rn(v.hi, v.lo); }
+};
+struct f64_acc {
+  using T = double;
+  __device__ static T identity() { return 0.0; }
+  __device__ static T add(T a, float y) { return a + (double)y; }
+  __device__ static T combine(T a, T b) { return a + b; }
+  __device__ static T shfl_down(T v, int o) { return __shfl_down_sync(~0u, v, o); }
+  __device__ static float value(T v) { return (float)v; }
+};
+
+template <class A> __device__ typename A::T block_tree(typename A::T v) {
+  __shared__ typename A::T w[BLOCK / 32];
+  for (int o = 16; o > 0; o /= 2) v = A::combine(v, A::shfl_down(v, o));
   if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
   __syncthreads();
-  v = threadIdx.x < BLOCK / 32 ? w[threadIdx.x] : pair{-0.f, 0.f};
+  v = threadIdx.x < BLOCK / 32 ? w[threadIdx.x] : A::identity();
   if (threadIdx.x < 32)
-    for (int o = BLOCK / 64; o > 0; o /= 2)
-      v = combine(v, pair{__shfl_down_sync(~0u, v.hi, o), __shfl_down_sync(~0u, v.lo, o)});
+    for (int o = BLOCK / 64; o > 0; o /= 2) v = A::combine(v, A::shfl_down(v, o));
   __syncthreads();
   return v;
 }
 
-template <bool FINISH>
-__global__ void __launch_bounds__(BLOCK, 8) pair_sum(const uint4 *in, size_t tiles, pair *partials,
-                                                     unsigned *ticket, float *out) {
-  pair acc[UNROLL];
-#pragma unroll
-  for (int u = 0; u < UNROLL; ++u) acc[u] = pair{-0.f, 0.f};
-  for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    uint4 x[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) x[u] = in[t * TILE + u * BLOCK + threadIdx.x];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      const unsigned w[4] = {x[u].x, x[u].y, x[u].z, x[u].w};
-      float v = __uint_as_float(w[0] << 16);
-      v = __fadd_rn(v, __uint_as_float(w[0] & 0xffff0000u));
-#pragma unroll
-      for (int k = 1; k < 4; ++k) {
-        v = __fadd_rn(v, __uint_as_float(w[k] << 16));
-        v = __fadd_rn(v, __uint_as_float(w[k] & 0xffff0000u));
-      }
-      acc[u] = two_sum(acc[u], v);
-    }
-  }
-  pair p = combine(combine(acc[0], acc[1]), combine(acc[2], acc[3]));
-  p = block_pair(p);
-  if (threadIdx.x == 0) partials[blockIdx.x] = p;
-  if (!FINISH) return;
-  if (!last_arrival(ticket, gridDim.x)) return;
-  pair v{-0.f, 0.f};
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) {
-    const long long q = __ldcg(reinterpret_cast<const long long *>(&partials[b]));
-    pair r;
-    memcpy(&r, &q, 8);
-    v = combine(v, r);
-  }
-  v = block_pair(v);
-  if (threadIdx.x == 0) *out = __fadd_rn(v.hi, v.lo);
-}
-
-__device__ double block_f64(double v) {
-  __shared__ double w[BLOCK / 32];
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
-  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
-  __syncthreads();
-  v = threadIdx.x < BLOCK / 32 ? w[threadIdx.x] : 0.0;
-  if (threadIdx.x < 32)
-    for (int o = BLOCK / 64; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
-  __syncthreads();
-  return v;
-}
-
-template <bool FINISH>
-__global__ void __launch_bounds__(BLOCK, 8) f64_sum(const uint4 *in, size_t tiles, double *partials,
+// The static partition with each vector's plain sum added to an accumulator A (one per slot),
+// A in the block tree and in the last block's fold.
+template <class A, bool FINISH>
+__global__ void __launch_bounds__(BLOCK, 8) acc_sum(const uint4 *in, size_t tiles, typename A::T *partials,
                                                     unsigned *ticket, float *out) {
-  double acc[UNROLL] = {0.0, 0.0, 0.0, 0.0};
+  using T = typename A::T;
+  T acc[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) acc[u] = A::identity();
   for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint4 x[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) x[u] = in[t * TILE + u * BLOCK + threadIdx.x];
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      const unsigned w[4] = {x[u].x, x[u].y, x[u].z, x[u].w};
-      float v = __uint_as_float(w[0] << 16);
-      v = __fadd_rn(v, __uint_as_float(w[0] & 0xffff0000u));
-#pragma unroll
-      for (int k = 1; k < 4; ++k) {
-        v = __fadd_rn(v, __uint_as_float(w[k] << 16));
-        v = __fadd_rn(v, __uint_as_float(w[k] & 0xffff0000u));
-      }
-      acc[u] += (double)v;
-    }
+    for (int u = 0; u < UNROLL; ++u) acc[u] = A::add(acc[u], vector_sum_bf16(x[u]));
   }
-  double p = block_f64((acc[0] + acc[1]) + (acc[2] + acc[3]));
+  T p = block_tree<A>(A::combine(A::combine(acc[0], acc[1]), A::combine(acc[2], acc[3])));
   if (threadIdx.x == 0) partials[blockIdx.x] = p;
   if (!FINISH) return;
   if (!last_arrival(ticket, gridDim.x)) return;
-  double v = 0.0;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) v += __ldcg(&partials[b]);
-  v = block_f64(v);
-  if (threadIdx.x == 0) *out = (float)v;
+  T v = A::identity();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) {
+    const long long q = __ldcg(reinterpret_cast<const long long *>(&partials[b])); // 8 bytes
+    T r;
+    memcpy(&r, &q, sizeof r);
+    v = A::combine(v, r);
+  }
+  v = block_tree<A>(v);
+  if (threadIdx.x == 0) *out = A::value(v);
 }
 
 template <int W>
@@ -344,10 +324,10 @@ int main() {
         case 2: static_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, partials, ticket, out); break;
         case 3: poll_sum<1><<<G, BLOCK, 0, s>>>(in, tiles, words, out); break;
         case 4: poll_sum<2><<<G, BLOCK, 0, s>>>(in, tiles, words, out); break;
-        case 5: pair_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
-        case 6: pair_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
-        case 7: f64_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
-        case 8: f64_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
+        case 5: acc_sum<pair_acc, true><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
+        case 6: acc_sum<pair_acc, false><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
+        case 7: acc_sum<f64_acc, true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
+        case 8: acc_sum<f64_acc, false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
         default: dyn_sum<<<wave, BLOCK, 0, s>>>(in, tiles, ch, chunks, partials, counter, ticket, out); break;
         }
       };
