@@ -33,28 +33,10 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-#define CK(x)                                                                                    \
-  do {                                                                                           \
-    cudaError_t e_ = (x);                                                                        \
-    if (e_ != cudaSuccess) {                                                                     \
-      printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);                    \
-      return 1;                                                                                  \
-    }                                                                                            \
-  } while (0)
+#include "micro_common.cuh"
 
 constexpr int BLOCK = 256, UNROLL = 4, TILE = BLOCK * UNROLL; // vectors per tile
-
-__device__ float block_sum(float v) {
-  __shared__ float w[BLOCK / 32];
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
-  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
-  __syncthreads();
-  v = threadIdx.x < BLOCK / 32 ? w[threadIdx.x] : 0.f;
-  if (threadIdx.x < 32)
-    for (int o = BLOCK / 64; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
-  __syncthreads();
-  return v;
-}
+static_assert(BLOCK == 256, "block_sum (micro_common.cuh) sums 8 warps");
 
 // Sum of the 8 bf16 of a 16-byte word into 4 chains (so the adds are not one long chain).
 __device__ __forceinline__ void fold(float (&acc)[UNROLL], int u, const uint4 &x) {
@@ -276,12 +258,6 @@ __global__ void fill(unsigned *w, size_t words) {
     const unsigned hi = (((z >> 12) & 1) << 15) | ((118 + (z >> 13) % 9) << 7) | ((z >> 17) & 0x7f);
     w[i] = hi << 16 | lo;
   }
-}
-
-__global__ void spin(long long ns) {
-  long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
 }
 
 int main() {

@@ -18,29 +18,10 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-#define CK(x)                                                                                    \
-  do {                                                                                           \
-    cudaError_t e_ = (x);                                                                        \
-    if (e_ != cudaSuccess) {                                                                     \
-      printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);                    \
-      return 1;                                                                                  \
-    }                                                                                            \
-  } while (0)
+#include "micro_common.cuh"
 
 enum finish { NONE, TICKET, NO_FENCE, TAGGED };
 const char *names[] = {"none", "ticket", "no_fence", "tagged"};
-
-__device__ float block_sum(float v) {
-  __shared__ float w[8];
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
-  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
-  __syncthreads();
-  v = threadIdx.x < 8 ? w[threadIdx.x] : 0.f;
-  if (threadIdx.x < 32)
-    for (int o = 4; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
-  __syncthreads();
-  return v;
-}
 
 template <finish F>
 __global__ void __launch_bounds__(256) tail(const float4 *in, float *partials,
@@ -86,12 +67,6 @@ __global__ void __launch_bounds__(256) tail(const float4 *in, float *partials,
     s = block_sum(s);
     if (threadIdx.x == 0) *out = s;
   }
-}
-
-__global__ void spin(long long ns) {
-  long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
 }
 
 int main() {

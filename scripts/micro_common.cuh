@@ -1,0 +1,35 @@
+// What the standalone GPU measurements in scripts/ (tail_cost.cu, balance_cost.cu) share: a
+// CUDA check that ends main, the float sum over a block of 256 threads, and the kernel that
+// holds the stream while the host queues a batch, so the batch then runs at the GPU's pace.
+#pragma once
+
+#include <cstdio>
+#include <cuda_runtime.h>
+
+#define CK(x)                                                                                    \
+  do {                                                                                           \
+    cudaError_t e_ = (x);                                                                        \
+    if (e_ != cudaSuccess) {                                                                     \
+      printf("CUDA error %s at line %d\n", cudaGetErrorString(e_), __LINE__);                    \
+      return 1;                                                                                  \
+    }                                                                                            \
+  } while (0)
+
+// Sum over the 256 threads of a block (8 warps); thread 0 gets it.
+__device__ float block_sum(float v) {
+  __shared__ float w[8];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
+  if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = threadIdx.x < 8 ? w[threadIdx.x] : 0.f;
+  if (threadIdx.x < 32)
+    for (int o = 4; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
+  __syncthreads();
+  return v;
+}
+
+__global__ void spin(long long ns) {
+  long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}
