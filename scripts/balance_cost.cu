@@ -25,7 +25,6 @@
 //               chunk, or on the GPU.
 // Build and run on a GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 scripts/balance_cost.cu -o balance_cost && ./balance_cost
-#include <algorithm>
 #include <cstring>
 #include <cstdio>
 #include <cuda/atomic>
@@ -307,19 +306,9 @@ int main() {
         default: dyn_sum<<<wave, BLOCK, 0, s>>>(in, tiles, ch, chunks, partials, counter, ticket, out); break;
         }
       };
-      std::vector<float> t;
-      for (int r = 0; r < 7; ++r) {
-        spin<<<1, 1, 0, s>>>(3000000 + 40000ll * L * (long long)(mib / 32));
-        CK(cudaEventRecord(a, s));
-        for (int i = 0; i < L; ++i) launch();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        CK(cudaGetLastError());
-        float ms; CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1000.f / L);
-      }
-      std::sort(t.begin(), t.end());
-      printf(" %12.3f", t[3]);
+      float us = 0.f;
+      CK(paced_median_us(s, a, b, L, 3000000 + 40000ll * L * (long long)(mib / 32), launch, &us));
+      printf(" %12.3f", us);
       float h = 0; CK(cudaMemcpy(&h, out, 4, cudaMemcpyDeviceToHost));
       sums.push_back(h);
     }

@@ -33,3 +33,27 @@ __global__ void spin(long long ns) {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
 }
+
+// GPU time per launch, in µs: the median of 7 batches of L launches, each batch queued behind
+// spin(spin_ns) (which must outlast the queueing) and timed with events a and b.
+template <class F>
+cudaError_t paced_median_us(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int L, long long spin_ns,
+                            F launch, float *us) {
+  float t[7];
+  for (int r = 0; r < 7; ++r) {
+    spin<<<1, 1, 0, s>>>(spin_ns);
+    cudaEventRecord(a, s);
+    for (int i = 0; i < L; ++i) launch();
+    cudaEventRecord(b, s);
+    cudaError_t e = cudaEventSynchronize(b);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    float ms = 0.f;
+    if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, a, b);
+    if (e != cudaSuccess) return e;
+    t[r] = ms * 1000.f / L;
+  }
+  for (int i = 1; i < 7; ++i) // insertion sort of 7 values
+    for (int j = i; j > 0 && t[j] < t[j - 1]; --j) { const float x = t[j]; t[j] = t[j - 1]; t[j - 1] = x; }
+  *us = t[3];
+  return cudaSuccess;
+}

@@ -12,11 +12,9 @@
 // It says what the single-pass kernels' fixed end cost is made of (docs/performance.md).
 // Build and run on a GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 scripts/tail_cost.cu -o tail_cost && ./tail_cost
-#include <algorithm>
 #include <cstdio>
 #include <cuda/atomic>
 #include <cuda_runtime.h>
-#include <vector>
 
 #include "micro_common.cuh"
 
@@ -99,19 +97,9 @@ int main() {
   for (unsigned G : {1u, 4u, 32u, 132u, 528u, 1024u}) {
     printf("%-9u", G);
     for (int f = 0; f < 4; ++f) {
-      std::vector<float> t;
-      for (int r = 0; r < 7; ++r) {
-        spin<<<1, 1, 0, s>>>(3000000); // 3 ms: longer than queueing the batch
-        CK(cudaEventRecord(a, s));
-        for (int i = 0; i < L; ++i) launch(f, G);
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        CK(cudaGetLastError());
-        float ms; CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1000.f / L);
-      }
-      std::sort(t.begin(), t.end());
-      printf(" %9.3f", t[3]);
+      float us = 0.f; // 3 ms of spin: longer than queueing the batch
+      CK(paced_median_us(s, a, b, L, 3000000, [&] { launch(f, G); }, &us));
+      printf(" %9.3f", us);
     }
     printf("\n");
   }
