@@ -77,14 +77,14 @@
 #define CR_CHUNK_GRID 1024
 
 /* Candidates are built with -DCUREDUCE_TUNING_VARIANT=N (as for tuning.h) and compared with
-   `cureduce bench --rows`; docs/rows.md records which won. */
+   `cureduce bench --rows`; docs/history/rows.md records which won. */
 #if CUREDUCE_TUNING_VARIANT == 2
 /* Candidate: 8 vectors in flight per lane of the lane-group kernel (groups half as wide). */
 #undef CR_ROWS_UNROLL
 #define CR_ROWS_UNROLL 8
 #endif
 
-/* Measured on an H100 (bench/results/NVIDIA_H100_80GB_HBM3/tuning/, docs/rows.md): 8 vectors in
+/* Measured on an H100 (bench/results/NVIDIA_H100_80GB_HBM3/tuning/, docs/history/rows.md): 8 vectors in
    flight per lane of the lane-group kernel instead of 4 was slower (1048576x32 f32 rows 0.63
    against 0.89 of the roofline). 256 KiB chunks against 64 KiB took long rows from 0.86 to
    0.96 of the roofline (f32 1024x65536) and 0.77 to 0.90 (bf16), and the segment mix from 0.75
