@@ -18,13 +18,15 @@
 //   f64acc, f64acc_nofin  each vector's plain f32 sum converted to double and added to an f64
 //               accumulator (one F2F and one DADD a vector instead of a TwoSum), f64 in the
 //               block tree and the last block's fold (8-byte partials);
+//   library     the library's own kernel (reduce_full_single_pass, bf16 -> f32 SUM, the
+//               compensated pair) on the same data, timed the same way;
 //   dyn CH      chunks of CH tiles handed out by a device counter to a grid of 8 blocks per
 //               SM, one partial per chunk, a ticket per chunk; the last chunk to finish folds
 //               the partials in chunk order. The partition into chunks and the order of the
 //               fold depend only on n, so the bits do not depend on which block took which
 //               chunk, or on the GPU.
 // Build and run on a GPU machine:
-//   nvcc -O3 -std=c++17 -arch=sm_90 scripts/balance_cost.cu -o balance_cost && ./balance_cost
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc scripts/balance_cost.cu -o balance_cost && ./balance_cost
 #include <cstring>
 #include <cstdio>
 #include <cuda/atomic>
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "micro_common.cuh"
+#include "kernels/reduce_full_single_pass.cuh"
 
 constexpr int BLOCK = 256, UNROLL = 4, TILE = BLOCK * UNROLL; // vectors per tile
 static_assert(BLOCK == 256, "block_sum (micro_common.cuh) sums 8 warps");
@@ -278,7 +281,7 @@ int main() {
   cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
   const unsigned wave = (unsigned)sms * 8;
   const char *names[] = {"roofline", "static", "static_nofin", "poll1", "poll2", "pair", "pair_nofin",
-                         "f64acc", "f64acc_nofin", "dyn2", "dyn4", "dyn8"};
+                         "f64acc", "f64acc_nofin", "dyn2", "dyn4", "dyn8", "library"};
   const int variants = (int)(sizeof names / sizeof *names);
   printf("bf16 -> f32 sum, us per launch (median of 7 batches, GPU-paced); %d SMs\n%-10s", sms, "MiB");
   for (const char *n : names) printf(" %12s", n);
@@ -286,11 +289,15 @@ int main() {
   for (size_t mib : {1, 8, 32, 128, 512}) {
     const size_t bytes = mib << 20, tiles = bytes / 16 / TILE;
     const unsigned G = (unsigned)(tiles < 1024 ? tiles : 1024); // the real kernel's grid cap
+    // The library kernel's layout for these bytes: aligned, whole tiles (its grid is G too).
+    const cr::full_layout lib_layout{bytes / 2, 0, 0, bytes / 16, tiles, tiles};
+    const auto *lib_in = reinterpret_cast<const __nv_bfloat16 *>(in);
+    constexpr auto lib_kernel = cr::reduce_full_single_pass<CUREDUCE_BF16, CUREDUCE_F32, CUREDUCE_SUM, BLOCK, UNROLL>;
     const int L = mib >= 512 ? 20 : mib >= 128 ? 50 : 200;
     printf("%-10zu", mib);
     std::vector<float> sums;
     for (int f = 0; f < variants; ++f) {
-      const unsigned ch = f >= 9 ? 2u << (f - 9) : 1; // dyn2, dyn4, dyn8
+      const unsigned ch = f >= 9 && f <= 11 ? 2u << (f - 9) : 1; // dyn2, dyn4, dyn8
       const unsigned chunks = (unsigned)((tiles + ch - 1) / ch);
       auto launch = [&] {
         switch (f) {
@@ -303,6 +310,7 @@ int main() {
         case 6: acc_sum<pair_acc, false><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
         case 7: acc_sum<f64_acc, true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
         case 8: acc_sum<f64_acc, false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
+        case 12: lib_kernel<<<G, BLOCK, 0, s>>>(lib_in, lib_layout, (cr::f32_pair *)partials, ticket, out); break;
         default: dyn_sum<<<wave, BLOCK, 0, s>>>(in, tiles, ch, chunks, partials, counter, ticket, out); break;
         }
       };
@@ -312,7 +320,8 @@ int main() {
       float h = 0; CK(cudaMemcpy(&h, out, 4, cudaMemcpyDeviceToHost));
       sums.push_back(h);
     }
-    printf("   sums: static %.9g poll1 %.9g pair %.9g f64acc %.9g dyn4 %.9g\n", sums[1], sums[3], sums[5], sums[7], sums[10]);
+    printf("   sums: static %.9g pair %.9g f64acc %.9g dyn4 %.9g library %.9g\n", sums[1], sums[5], sums[7],
+           sums[10], sums[12]);
   }
   return 0;
 }
