@@ -20,6 +20,8 @@
 //               block tree and the last block's fold (8-byte partials);
 //   library     the library's own kernel (reduce_full_single_pass, bf16 -> f32 SUM, the
 //               compensated pair) on the same data, timed the same way;
+//   lib_f16, lib_f32  the library's f16 -> f32 and f32 -> f32 SUM kernels on the same bytes
+//               read as f16 and f32 (finite values; a sum's time does not depend on them);
 //   dyn CH      chunks of CH tiles handed out by a device counter to a grid of 8 blocks per
 //               SM, one partial per chunk, a ticket per chunk; the last chunk to finish folds
 //               the partials in chunk order. The partition into chunks and the order of the
@@ -281,7 +283,7 @@ int main() {
   cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
   const unsigned wave = (unsigned)sms * 8;
   const char *names[] = {"roofline", "static", "static_nofin", "poll1", "poll2", "pair", "pair_nofin",
-                         "f64acc", "f64acc_nofin", "dyn2", "dyn4", "dyn8", "library"};
+                         "f64acc", "f64acc_nofin", "dyn2", "dyn4", "dyn8", "library", "lib_f16", "lib_f32"};
   const int variants = (int)(sizeof names / sizeof *names);
   printf("bf16 -> f32 sum, us per launch (median of 7 batches, GPU-paced); %d SMs\n%-10s", sms, "MiB");
   for (const char *n : names) printf(" %12s", n);
@@ -293,6 +295,9 @@ int main() {
     const cr::full_layout lib_layout{bytes / 2, 0, 0, bytes / 16, tiles, tiles};
     const auto *lib_in = reinterpret_cast<const __nv_bfloat16 *>(in);
     constexpr auto lib_kernel = cr::reduce_full_single_pass<CUREDUCE_BF16, CUREDUCE_F32, CUREDUCE_SUM, BLOCK, UNROLL>;
+    constexpr auto lib_f16 = cr::reduce_full_single_pass<CUREDUCE_F16, CUREDUCE_F32, CUREDUCE_SUM, BLOCK, UNROLL>;
+    constexpr auto lib_f32 = cr::reduce_full_single_pass<CUREDUCE_F32, CUREDUCE_F32, CUREDUCE_SUM, BLOCK, UNROLL>;
+    const cr::full_layout f32_layout{bytes / 4, 0, 0, bytes / 16, tiles, tiles};
     const int L = mib >= 512 ? 20 : mib >= 128 ? 50 : 200;
     printf("%-10zu", mib);
     std::vector<float> sums;
@@ -311,6 +316,8 @@ int main() {
         case 7: acc_sum<f64_acc, true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
         case 8: acc_sum<f64_acc, false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
         case 12: lib_kernel<<<G, BLOCK, 0, s>>>(lib_in, lib_layout, (cr::f32_pair *)partials, ticket, out); break;
+        case 13: lib_f16<<<G, BLOCK, 0, s>>>(reinterpret_cast<const __half *>(in), lib_layout, (cr::f32_pair *)partials, ticket, out); break;
+        case 14: lib_f32<<<G, BLOCK, 0, s>>>(reinterpret_cast<const float *>(in), f32_layout, (cr::f32_pair *)partials, ticket, out); break;
         default: dyn_sum<<<wave, BLOCK, 0, s>>>(in, tiles, ch, chunks, partials, counter, ticket, out); break;
         }
       };
