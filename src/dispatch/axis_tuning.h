@@ -57,8 +57,9 @@
    f32 32768x1024 (6.2) 0.977/0.978 against 0.977/0.976; bf16 32768x1024 (6.2) 0.957/0.954
    against 0.964/0.959. bf16 65536x128 (1.55 sets a warp) keeps two waves: 0.811/0.893 in one,
    0.869/0.868 in two. Before fold_rounds, one wave and two were level on f32 65536x128 (s4a,
-   above). A grid of the fewest row sets a warp that one wave allows, spread evenly (tuning
-   build, CR_ROWS_BALANCED=1; tuning/s7_rb_*, three runs each against the rule) was level on
+   above). A grid of the fewest row sets a warp that one wave allows, spread evenly (the
+   tuning build of commit a2d6a7e, CR_ROWS_BALANCED=1, since removed; tuning/s7_rb_*, three
+   runs each against the rule) was level on
    f32 65536x128 (0.938/0.951/0.932 against 0.940/0.917/0.940) and slower on bf16 65536x128
    (0.790/0.780/0.699 against 0.822/0.786/0.825), so the rule stays. */
 #define CR_ROWS_LANES_ONE_WAVE_SETS 2

@@ -98,11 +98,6 @@ cureduce_status launch_chunked(const axis_call &a, const segment_layout &S, uint
   return launch_status();
 }
 
-// Warps in one full wave of KERNEL (blocks of CR_AXIS_BLOCK) on the current GPU.
-template <auto KERNEL> uint64_t wave_warps() {
-  return (uint64_t)resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID) * (CR_AXIS_BLOCK / 32);
-}
-
 // One of the two warp-based row kernels (both take (in, rows, cols, ld, group, out) and loop
 // beyond their grid): a warp per rows_per_warp rows, with at most `waves` full waves of the GPU
 // (0: at most CR_ROWS_SHORT_MAX_BLOCKS blocks). The grid only decides which warp takes which
@@ -115,16 +110,8 @@ cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t col
   waves = cr_tuning_env("CR_ROWS_WAVES", waves);
 #endif
   const uint64_t blocks = div_up(div_up(rows, rows_per_warp), CR_AXIS_BLOCK / 32);
-  uint64_t cap = waves ? waves * resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID)
-                       : (uint64_t)CR_ROWS_SHORT_MAX_BLOCKS;
-#if CUREDUCE_TUNING_VARIANT == 99
-  // Candidate (CR_ROWS_BALANCED=1, kernels launched in waves): the fewest row sets a warp that
-  // one wave allows, spread evenly, so no warp has one more set than the others.
-  if (waves && cr_tuning_env("CR_ROWS_BALANCED", 0)) {
-    const uint64_t sets = div_up(rows, rows_per_warp);
-    cap = div_up(div_up(sets, div_up(sets, wave_warps<KERNEL>())), CR_AXIS_BLOCK / 32);
-  }
-#endif
+  const uint64_t cap = waves ? waves * resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID)
+                             : (uint64_t)CR_ROWS_SHORT_MAX_BLOCKS;
   const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
   KERNEL<<<grid, CR_AXIS_BLOCK, 0, a.stream>>>(static_cast<const storage_t<IN> *>(a.in), rows, cols,
                                                ld, (int)group, static_cast<typename Op::Out *>(a.out));
@@ -135,9 +122,8 @@ cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t col
 // least CR_ROWS_LANES_ONE_WAVE_SETS sets of rows anyway, else CR_ROWS_LANES_WAVES
 // (axis_tuning.h has the measurements). Only the grid, never the order within a row.
 template <auto KERNEL> uint64_t lanes_waves(uint64_t rows, uint64_t rows_per_warp) {
-  return div_up(rows, rows_per_warp) >= (uint64_t)CR_ROWS_LANES_ONE_WAVE_SETS * wave_warps<KERNEL>()
-             ? 1
-             : CR_ROWS_LANES_WAVES;
+  const uint64_t wave_warps = (uint64_t)resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID) * (CR_AXIS_BLOCK / 32);
+  return div_up(rows, rows_per_warp) >= (uint64_t)CR_ROWS_LANES_ONE_WAVE_SETS * wave_warps ? 1 : CR_ROWS_LANES_WAVES;
 }
 
 // Rows: one vector per lane for short aligned rows, lane groups up to CR_ROWS_LANES_MAX_BYTES,
