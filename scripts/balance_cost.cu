@@ -18,8 +18,8 @@
 //   f64acc, f64acc_nofin  each vector's plain f32 sum converted to double and added to an f64
 //               accumulator (one F2F and one DADD a vector instead of a TwoSum), f64 in the
 //               block tree and the last block's fold (8-byte partials);
-//   library     the library's own kernel (reduce_full_single_pass, bf16 -> f32 SUM, the
-//               compensated pair) on the same data, timed the same way;
+//   library     the library's own kernel (reduce_full_single_pass, bf16 -> f32 SUM: an f64
+//               sum, widened_op; the pair in logs before it) on the same data, timed the same way;
 //   lib_f16, lib_f32  the library's f16 -> f32 and f32 -> f32 SUM kernels on the same bytes
 //               read as f16 and f32 (finite values; a sum's time does not depend on them);
 //   dyn CH      chunks of CH tiles handed out by a device counter to a grid of 8 blocks per
@@ -315,8 +315,8 @@ int main() {
         case 6: acc_sum<pair_acc, false><<<G, BLOCK, 0, s>>>(in, tiles, (pair *)partials, ticket, out); break;
         case 7: acc_sum<f64_acc, true><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
         case 8: acc_sum<f64_acc, false><<<G, BLOCK, 0, s>>>(in, tiles, (double *)partials, ticket, out); break;
-        case 12: lib_kernel<<<G, BLOCK, 0, s>>>(lib_in, lib_layout, (cr::f32_pair *)partials, ticket, out); break;
-        case 13: lib_f16<<<G, BLOCK, 0, s>>>(reinterpret_cast<const __half *>(in), lib_layout, (cr::f32_pair *)partials, ticket, out); break;
+        case 12: lib_kernel<<<G, BLOCK, 0, s>>>(lib_in, lib_layout, (cr::full_op<CUREDUCE_BF16, CUREDUCE_SUM, CUREDUCE_F32>::T *)partials, ticket, out); break;
+        case 13: lib_f16<<<G, BLOCK, 0, s>>>(reinterpret_cast<const __half *>(in), lib_layout, (cr::full_op<CUREDUCE_F16, CUREDUCE_SUM, CUREDUCE_F32>::T *)partials, ticket, out); break;
         case 14: lib_f32<<<G, BLOCK, 0, s>>>(reinterpret_cast<const float *>(in), f32_layout, (cr::f32_pair *)partials, ticket, out); break;
         default: dyn_sum<<<wave, BLOCK, 0, s>>>(in, tiles, ch, chunks, partials, counter, ticket, out); break;
         }

@@ -1,5 +1,6 @@
-// Compensated f32 sums: the full-array kernel's accumulator for float sums into f32. Layer:
-// device primitives.
+// The full-array kernel's accumulators for float sums into f32: a compensated pair (f32
+// inputs, e4m3 sums) or an f64 sum (other narrow floats, widened_op below). Layer: device
+// primitives.
 //
 // A partial is a pair (hi, lo) standing for hi + lo: hi is the plain f32 sum, and lo gathers
 // the rounding error of every addition into hi, each found exactly by TwoSum (Knuth). What is
@@ -69,13 +70,58 @@ template <class Op> struct compensated_op {
   }
 };
 
-template <class Op> constexpr bool is_compensated = false;
-template <class Op> constexpr bool is_compensated<compensated_op<Op>> = true;
+// Whether plain f32 additions of the terms of a whole tile (up to 64 elements) are exact, so
+// that compensation is needed once per tile only: e4m3 sums. Every e4m3 value is a multiple of
+// 2^-9 below 448 in magnitude, so 64 of them sum to a multiple of 2^-9 below 2^14.9, which
+// takes 24 bits: exact in f32, in any order. (Squares are multiples of 2^-18 up to 2^17.6:
+// not exact.)
+template <cureduce_dtype IN, class Op>
+constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN);
 
-// The op the full-array kernel runs for (IN, OP, ACC): compensated where compensated_sum says
-// so, extremes in the input's own type (compare_op, op_traits.cuh).
+// Sums into f32 of f16, bf16 and fp8 inputs (but e4m3 sums and means, whose tiles are exact
+// and take one TwoSum a tile) keep their running sum in f64 instead of a pair: each vector's
+// plain f32 sum, the same as the pair is given, is converted once and added: one F2F and one
+// DADD a vector where the pair takes a TwoSum of six FADDs. 53 bits keep at least what the
+// pair's 48 do, and the result is rounded to f32 once at the end, as with the pair. Measured
+// on the H100 with scripts/balance_cost.cu (bf16 -> f32 sum, logs/balance_cost_three_dtypes*):
+// 0.5 us less than the pair at 128 MiB, 0.6 at 512 MiB. f32 inputs keep the pair: they would
+// need a conversion per element (F2F.F64 runs on a narrow pipe), not one per vector.
+template <class Op> struct widened_op {
+  using base = Op; // the plain op: its lift and its result type
+  static constexpr cureduce_op kind = Op::kind;
+  static constexpr bool is_sum = true;
+  using T = double;
+  using Out = typename Op::Out;
+
+  __device__ static T add(T a, float y) { return __dadd_rn(a, (double)y); }
+  __device__ static T identity() { return -0.0; } // a sum of only -0.0 stays -0.0
+  __device__ static T combine(T a, T b) { return __dadd_rn(a, b); }
+  template <class W> __device__ static T fold(T acc, W w, int64_t i) { return add(acc, Op::lift(w, i)); }
+  __device__ static Out finish(T v, uint64_t n) {
+    if constexpr (kind == CUREDUCE_MEAN) // divided in double, rounded once (n = 0: NaN)
+      return __double2float_rn(v / (double)n);
+    else
+      return Op::finish(__double2float_rn(v), n);
+  }
+};
+
+template <class Op> constexpr bool is_widened = false;
+template <class Op> constexpr bool is_widened<widened_op<Op>> = true;
+
+// Accumulators that take f32 terms through Op::add: the kernel gives them one plain f32 sum a
+// vector (narrow inputs) or every f32 element (vector_folder, vector_fold.cuh).
+template <class Op> constexpr bool adds_f32_terms = false;
+template <class Op> constexpr bool adds_f32_terms<compensated_op<Op>> = true;
+template <class Op> constexpr bool adds_f32_terms<widened_op<Op>> = true;
+
+// The op the full-array kernel runs for (IN, OP, ACC): float sums into f32 (compensated_sum)
+// as a pair for f32 inputs and e4m3 sums, in f64 for the other narrow floats; extremes in the
+// input's own type (compare_op, op_traits.cuh).
 template <cureduce_dtype IN, cureduce_op OP, cureduce_dtype ACC>
-using full_op = typename std::conditional<compensated_sum<op<OP, acc<ACC>>>(),
-                                          compensated_op<op<OP, acc<ACC>>>, compare_op<IN, OP, ACC>>::type;
+using full_op = typename std::conditional<
+    compensated_sum<op<OP, acc<ACC>>>(),
+    typename std::conditional<IN != CUREDUCE_F32 && !exact_tile_sums_f32<IN, op<OP, acc<ACC>>>, widened_op<op<OP, acc<ACC>>>,
+                              compensated_op<op<OP, acc<ACC>>>>::type,
+    compare_op<IN, OP, ACC>>::type;
 
 } // namespace cr

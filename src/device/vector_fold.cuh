@@ -208,14 +208,6 @@ __device__ __forceinline__ void vector_terms_f32(const vec16<storage_t<IN>> &x, 
   }
 }
 
-// Whether plain f32 additions of the terms of a whole tile (up to 64 elements) are exact, so
-// that compensation is needed once per tile only: e4m3 sums. Every e4m3 value is a multiple of
-// 2^-9 below 448 in magnitude, so 64 of them sum to a multiple of 2^-9 below 2^14.9, which
-// takes 24 bits: exact in f32, in any order. (Squares are multiples of 2^-18 up to 2^17.6:
-// not exact.)
-template <cureduce_dtype IN, class Op>
-constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN);
-
 // Compensated sums (compensated_sum.cuh) whose tiles' plain sums are exact.
 template <cureduce_dtype IN, class Op> constexpr bool exact_compensated_tiles = false;
 template <cureduce_dtype IN, class Base>
@@ -333,8 +325,8 @@ template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
 // One thread's running result over U independent slots (the adds of one slot do not wait on
 // another's). Kernels feed it scalars and whole vectors in increasing index order per thread
 // and read result() at the end. The arg ops keep one vector_best for all vectors (the slots
-// meet vectors in index order too) and use the slots for scalars only; compensated sums add
-// every term exactly (compensated_vector); everything else folds each vector into its slot
+// meet vectors in index order too) and use the slots for scalars only; sums into f32 hand their
+// pair or f64 sum f32 terms (compensated_vector); everything else folds each vector into its slot
 // (fold_vector).
 template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   using T = typename Op::T;
@@ -355,7 +347,7 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   __device__ __forceinline__ void vector(int u, const V &x, int64_t first) {
     if constexpr (is_arg_op<Op>)
       best.take(x, first);
-    else if constexpr (is_compensated<Op>)
+    else if constexpr (adds_f32_terms<Op>)
       compensated_vector(acc[u], x);
     else
       acc[u] = fold_vector<IN, Op>(acc[u], x, first);
@@ -367,6 +359,7 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   // CUB's closer (H100 bench of 1427ef0, n = 2^14 and 2^24). Narrower inputs add one plain sum
   // per vector: a TwoSum per term cost fp8 sums of squares 0.07 of the read roofline and bf16
   // sums 0.01 to 0.04 (arg_best_twosum/focus3_*), for an accuracy no target asks of them.
+  // (f16 and bf16 add it to an f64 sum, widened_op in compensated_sum.cuh.)
   __device__ __forceinline__ void compensated_vector(T &a, const V &x) const {
     if constexpr (IN != CUREDUCE_F32) {
       a = Op::add(a, vector_sum_f32<IN, typename Op::base>(x));
@@ -390,6 +383,13 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
       for (int u = 0; u < U; ++u)
         t[u] = vector_sum_f32<IN, typename Op::base>(x[u]);
       acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
+    } else if constexpr (is_widened<Op>) {
+      // One f64 chain for the whole tile: a DADD a vector is cheap, and three fewer live
+      // doubles let ptxas issue all U loads before the first is used (with U chains, under 32
+      // registers, it issued the last load only after the first had arrived; SASS, sm_90).
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        acc[0] = Op::add(acc[0], vector_sum_f32<IN, typename Op::base>(x[u]));
     } else {
 #pragma unroll
       for (int u = 0; u < U; ++u)

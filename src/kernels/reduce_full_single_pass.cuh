@@ -75,22 +75,26 @@ __global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP,
     f.scalar(0, widen<IN>(in[tid]), tid);
 
   const V *body = reinterpret_cast<const V *>(in + L.head);
-  for (uint64_t tile = blockIdx.x; tile < L.tiles; tile += gridDim.x) {
-    const uint64_t base = tile * (uint64_t)(BLOCK * UNROLL) + tid;
+  // Whole tiles through one pointer that steps by the grid's stride: fewer live registers than
+  // a 64-bit tile index and its products, so the UNROLL loads can all be in flight.
+  uint64_t tile = blockIdx.x;
+  const V *p = body + tile * (uint64_t)(BLOCK * UNROLL) + tid;
+  const uint64_t stride = (uint64_t)gridDim.x * (BLOCK * UNROLL);
+  for (; tile < L.full_tiles; tile += gridDim.x, p += stride) {
     V x[UNROLL];
-    if (tile < L.full_tiles) {
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        x[u] = body[base + (uint64_t)u * BLOCK];
-      f.vectors(x, [&](int u) { return element_of<V>(L, base + (uint64_t)u * BLOCK); });
-    } else {
+    for (int u = 0; u < UNROLL; ++u)
+      x[u] = p[u * BLOCK];
+    f.vectors(x, [&](int u) { return element_of<V>(L, (uint64_t)(p - body) + (uint64_t)u * BLOCK); });
+  }
+  if (tile < L.tiles) { // the one partial tile, if any
+    const uint64_t base = tile * (uint64_t)(BLOCK * UNROLL) + tid;
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        const uint64_t i = base + (uint64_t)u * BLOCK;
-        if (i < L.vectors) {
-          const V x = body[i]; // one 16-byte load, not a load per word
-          f.vector(u, x, element_of<V>(L, i));
-        }
+    for (int u = 0; u < UNROLL; ++u) {
+      const uint64_t i = base + (uint64_t)u * BLOCK;
+      if (i < L.vectors) {
+        const V x = body[i];
+        f.vector(u, x, element_of<V>(L, i));
       }
     }
   }
