@@ -34,12 +34,18 @@ template <class Op> constexpr bool compensated_sum() {
     return false;
 }
 
-template <class Op> struct compensated_op {
-  using base = Op; // the plain op: its lift and its result type
+// What the two accumulators below share: the plain op they carry (its lift and its result).
+template <class Op> struct sum_carrier {
+  using base = Op;
   static constexpr cureduce_op kind = Op::kind;
   static constexpr bool is_sum = true;
-  using T = f32_pair;
   using Out = typename Op::Out;
+};
+
+template <class Op> struct compensated_op : sum_carrier<Op> {
+  using T = f32_pair;
+  using typename sum_carrier<Op>::Out;
+  using sum_carrier<Op>::kind;
 
   // a + y with the rounding error kept (TwoSum: no assumption on which is larger).
   __device__ static T add(T a, float y) {
@@ -86,12 +92,10 @@ constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 && (Op::kind == CURE
 // on the H100 with scripts/balance_cost.cu (bf16 -> f32 sum, logs/balance_cost_three_dtypes*):
 // 0.5 us less than the pair at 128 MiB, 0.6 at 512 MiB. f32 inputs keep the pair: they would
 // need a conversion per element (F2F.F64 runs on a narrow pipe), not one per vector.
-template <class Op> struct widened_op {
-  using base = Op; // the plain op: its lift and its result type
-  static constexpr cureduce_op kind = Op::kind;
-  static constexpr bool is_sum = true;
+template <class Op> struct widened_op : sum_carrier<Op> {
   using T = double;
-  using Out = typename Op::Out;
+  using typename sum_carrier<Op>::Out;
+  using sum_carrier<Op>::kind;
 
   __device__ static T add(T a, float y) { return __dadd_rn(a, (double)y); }
   __device__ static T identity() { return -0.0; } // a sum of only -0.0 stays -0.0
