@@ -15,6 +15,18 @@
 
 namespace cr {
 
+// One round: vectors body[v], body[v + size], ... (UNROLL of them) are all loaded before any is
+// folded, so UNROLL * 16 bytes per thread are in flight. I is the index type (int where the
+// caller knows the range is small: fewer instructions). first(u): index of x[u]'s first element.
+template <int UNROLL, class Folder, class V, class I, class First>
+__device__ __forceinline__ void fold_round(Folder &f, const V *body, I v, I size, First first) {
+  V x[UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    x[u] = body[v + (I)u * size];
+  f.vectors(x, first);
+}
+
 // Fold in[begin, end) (element offsets from `in`) into one value per thread; element p has
 // index p - origin (the position within its row or segment). The caller reduces the threads'
 // values over the group.
@@ -36,13 +48,9 @@ __device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__rest
   const int64_t vectors = (end - body_begin) / V::N;
   const V *body = reinterpret_cast<const V *>(in + body_begin);
   int64_t v = rank;
-  for (; v + (int64_t)(UNROLL - 1) * size < vectors; v += (int64_t)UNROLL * size) {
-    V x[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      x[u] = body[v + (int64_t)u * size];
-    f.vectors(x, [&](int u) { return body_begin + (v + (int64_t)u * size) * V::N - origin; });
-  }
+  for (; v + (int64_t)(UNROLL - 1) * size < vectors; v += (int64_t)UNROLL * size)
+    fold_round<UNROLL>(f, body, v, (int64_t)size,
+                       [&](int u) { return body_begin + (v + (int64_t)u * size) * V::N - origin; });
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) {
     const int64_t w = v + (int64_t)u * size;
@@ -73,11 +81,7 @@ __device__ __forceinline__ typename Op::T fold_rounds(const storage_t<IN> *__res
 #pragma unroll 1 // one round's UNROLL loads in flight, as in fold_range (more would cost registers)
   for (int k = 0; k < rounds; ++k) {
     const int v = rank + k * UNROLL * size; // < 2^31: a row here is at most 16 KiB
-    V x[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      x[u] = body[v + u * size];
-    f.vectors(x, [&](int u) { return (int64_t)(v + u * size) * V::N; });
+    fold_round<UNROLL>(f, body, v, size, [&](int u) { return (int64_t)(v + u * size) * V::N; });
   }
   return f.result();
 }
