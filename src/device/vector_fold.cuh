@@ -359,7 +359,8 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   // CUB's closer (H100 bench of 1427ef0, n = 2^14 and 2^24). Narrower inputs add one plain sum
   // per vector: a TwoSum per term cost fp8 sums of squares 0.07 of the read roofline and bf16
   // sums 0.01 to 0.04 (arg_best_twosum/focus3_*), for an accuracy no target asks of them.
-  // (f16 and bf16 add it to an f64 sum, widened_op in compensated_sum.cuh.)
+  // (Where the tiles are not exact, narrow floats add it to an f64 sum: widened_op,
+  // compensated_sum.cuh.)
   __device__ __forceinline__ void compensated_vector(T &a, const V &x) const {
     if constexpr (IN != CUREDUCE_F32) {
       a = Op::add(a, vector_sum_f32<IN, typename Op::base>(x));

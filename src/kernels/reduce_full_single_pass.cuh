@@ -76,7 +76,9 @@ __global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP,
 
   const V *body = reinterpret_cast<const V *>(in + L.head);
   // Whole tiles through one pointer that steps by the grid's stride: fewer live registers than
-  // a 64-bit tile index and its products, so the UNROLL loads can all be in flight.
+  // a 64-bit tile index and its products, so the UNROLL loads can all be in flight. (Not
+  // through fold_range.cuh's fold_round: with it, ptxas schedules this loop differently from
+  // the form the device measured; scripts/sass-identical.)
   uint64_t tile = blockIdx.x;
   const V *p = body + tile * (uint64_t)(BLOCK * UNROLL) + tid;
   const uint64_t stride = (uint64_t)gridDim.x * (BLOCK * UNROLL);
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP,
     for (int u = 0; u < UNROLL; ++u) {
       const uint64_t i = base + (uint64_t)u * BLOCK;
       if (i < L.vectors) {
-        const V x = body[i];
+        const V x = body[i]; // one 16-byte load, not a load per word
         f.vector(u, x, element_of<V>(L, i));
       }
     }
