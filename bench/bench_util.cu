@@ -110,17 +110,24 @@ __global__ void read_16B(const uint4 *__restrict__ in, size_t words, unsigned *s
     *sink = acc.y;
 }
 
-double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
-                        bool cold, int reps) {
+void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream) {
   static unsigned *sink = nullptr;
-  if (!sink)
+  static unsigned sms = 0;
+  if (!sink) {
+    int dev = 0, n = 0;
+    BENCH_CUDA(cudaGetDevice(&dev));
+    BENCH_CUDA(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
     BENCH_CUDA(cudaMalloc(&sink, sizeof *sink));
-  int dev = 0, sms = 0;
-  BENCH_CUDA(cudaGetDevice(&dev));
-  BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    sms = (unsigned)n;
+  }
   const size_t words = bytes / 16;
   const unsigned blocks = (unsigned)std::max<size_t>(1, std::min<size_t>((size_t)sms * 8, (words + 255) / 256));
-  auto run = [&] { read_16B<<<blocks, 256, 0, stream>>>((const uint4 *)d_buf, words, sink); };
+  read_16B<<<blocks, 256, 0, stream>>>((const uint4 *)d_buf, words, sink);
+}
+
+double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
+                        bool cold, int reps) {
+  auto run = [&] { launch_read_roofline(d_buf, bytes, stream); };
   return cold ? t.cold_us(run, reps) : t.hot_us(run, reps);
 }
 

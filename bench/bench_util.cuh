@@ -70,6 +70,9 @@ double median(std::vector<double> v);
 
 // Time of a plain kernel that streams `bytes` from `d_buf` with 16-byte loads and does
 // nothing else: the read roofline for a reduction of that many bytes, measured in this run.
+// One launch of that kernel over `bytes` (a grid of 8 blocks of 256 threads per SM at most),
+// for tools that time it their own way (scripts/cols_cost.cu).
+void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream);
 double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
                         bool cold, int reps);
 

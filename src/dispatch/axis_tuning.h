@@ -105,7 +105,13 @@
    4096x4096 0.68 -> 0.50). */
 #define CR_COLS_MIN_ROWS_PER_THREAD 64
 #define CR_COLS_MIN_BLOCKS 128
-#define CR_COLS_UNROLL(ELEM) ((ELEM) >= 4 ? 8 : 4)
+/* 8 rows in flight for 2-byte elements too since the one-barrier fold over ty (reduce_cols.cuh):
+   measured on an H100 with scripts/cols_cost.cu (logs/cols_cost_s9_flat.txt, GPU-paced, roof
+   fractions of bf16 sums, 4 against 8): 1048576x32 0.857 -> 0.874, 4096x4096 0.749 -> 0.772,
+   32768x1024 0.906 and 65536x128 0.610 level, 16384x8192 0.961 -> 0.965, 1024x65536 0.956 ->
+   0.953 (70 registers a thread instead of 48, and this shape has no slices). 1-byte elements
+   (16 columns a thread) were not measured and keep 4. */
+#define CR_COLS_UNROLL(ELEM) ((ELEM) >= 2 ? 8 : 4)
 
 /* Columns: CR_COLS_UNROLL (above) is the vectors (rows) per thread in flight, by element size;
    CR_COLS_MIN_ROWS_PER_THREAD the least number of rows a thread folds before the rows are cut

@@ -29,28 +29,31 @@ struct cols_layout {
 };
 
 // Fold over ty: thread (tx, 0) gets, for each of its VEC columns, the fold of the values of
-// ty = 0 .. TY - 1. A tree, in log2(TY) steps: within a warp the lanes of one column are TX
-// apart and meet by shuffles; the warps' results (all threads' when TX >= 32) then meet in
-// shared memory, halving each step. The order is fixed by TX and TY, so by the shape. (A loop
-// in which thread (tx, 0) combined the TY values one after another kept the whole block
-// waiting on one thread: 63 dependent shared loads per column for TY = 64.) Every thread of
-// the block must call it.
+// ty = 0 .. TY - 1. Within a warp the lanes of one column are TX apart and meet by shuffles;
+// each warp's survivors then go to shared memory once, and thread tx < TX combines its
+// column's R values (R = BLOCK / 32 warps when TX <= 32) one after another, in warp order. The
+// order is fixed by TX and TY, so by the shape. The tree in shared memory this replaced (halving
+// each step, a barrier per step: three more for R = 8) cost the sliced column shapes 0.1 to
+// 0.5 µs a launch on an H100: the fold runs twice on their critical path, at the end of the
+// last slice and in the last block (scripts/cols_cost.cu, logs/cols_cost_s9_flat.txt). (A loop in which thread (tx, 0) combined all TY
+// values one after another kept the whole block waiting on one thread: 63 dependent shared
+// loads per column for TY = 64.) Every thread of the block must call it.
 template <class Op, int BLOCK, int VEC>
 __device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
   using T = typename Op::T;
-  // Columns per round through shared memory: at most 16 KiB of slots.
   constexpr int FIT = 16384 / (BLOCK * (int)sizeof(T));
   constexpr int G = FIT < 1 ? 1 : FIT < VEC ? FIT : VEC;
+  constexpr int WARPS = BLOCK / WARP_SIZE;
   __shared__ T slots[G][BLOCK];
   const int lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
   if (TX < WARP_SIZE)
 #pragma unroll
     for (int c = 0; c < VEC; ++c)
       v[c] = strided_reduce<Op>(v[c], TX);
-  // Survivors: lanes < W of each warp; slot warp * W + lane holds column tx = slot % TX.
-  const int W = TX < WARP_SIZE ? TX : WARP_SIZE, M = BLOCK / WARP_SIZE * W;
+  const int W = TX < WARP_SIZE ? TX : WARP_SIZE, M = WARPS * W;
   if (M == TX)
-    return; // one row of threads: nothing left to fold
+    return;
+  const int R = M / TX; // values per column left: slot k * TX + tx, k = 0 .. R - 1
 #pragma unroll
   for (int c0 = 0; c0 < VEC; c0 += G) {
     if (lane < W)
@@ -58,17 +61,16 @@ __device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
       for (int g = 0; g < G; ++g)
         slots[g][warp * W + lane] = v[c0 + g];
     __syncthreads();
-    for (int h = M / 2; h >= TX; h /= 2) {
-      if ((int)threadIdx.x < h)
-#pragma unroll
-        for (int g = 0; g < G; ++g)
-          slots[g][threadIdx.x] = Op::combine(slots[g][threadIdx.x], slots[g][threadIdx.x + h]);
-      __syncthreads();
-    }
     if ((int)threadIdx.x < TX)
 #pragma unroll
-      for (int g = 0; g < G; ++g)
-        v[c0 + g] = slots[g][threadIdx.x];
+      for (int g = 0; g < G; ++g) {
+        T a = slots[g][threadIdx.x];
+#pragma unroll
+        for (int k = 1; k < WARPS; ++k) // R = WARPS unless TX > 32
+          if (k < R)
+            a = Op::combine(a, slots[g][k * TX + threadIdx.x]);
+        v[c0 + g] = a;
+      }
     __syncthreads(); // the slots are written again by the next round or call
   }
 }
