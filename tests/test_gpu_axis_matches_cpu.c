@@ -46,7 +46,8 @@ static int64_t *g_offsets, *g_d_offsets;
 static uint64_t g_max_n;
 
 enum { ROWS, COLS, SEGMENTS };
-static const char *KIND_NAME[] = {"rows", "cols", "segments"};
+/* Also the parts a CTest entry may run alone (per_op_test.h). */
+static const char *const KIND_NAME[] = {"rows", "cols", "segments", NULL};
 
 /* Under a size cap (the sanitizer runs) fewer cases: one data pattern, fewer widths, no
    second run. */
@@ -169,6 +170,8 @@ static void patterns(int kind, const combo *c, const shape *s, uint64_t segments
 static void run_combo(const combo *c) {
   uint64_t rng = tu_seed() ^ ((uint64_t)c->op << 40) ^ ((uint64_t)c->in << 32) ^ (uint64_t)c->acc;
   for (int kind = ROWS; kind <= COLS; ++kind) {
+    if (g_part >= 0 && kind != g_part)
+      continue;
     shape shapes[sizeof FIXED_SHAPES / sizeof FIXED_SHAPES[0] + 66];
     size_t count = 0;
     for (uint64_t cols = 1; cols <= 33; ++cols) {
@@ -186,6 +189,8 @@ static void run_combo(const combo *c) {
     }
   }
   /* Segments: a mix, one segment, all empty, none; starts away from element 0. */
+  if (g_part >= 0 && g_part != SEGMENTS)
+    return;
   const uint64_t budget = g_max_n < 2000000 ? g_max_n : 2000000;
   for (int t = 0; t < 4; ++t) {
     uint64_t segments;
@@ -232,4 +237,4 @@ static int teardown(void **state) {
   return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
 }
 
-int main(int argc, char **argv) { return run_per_op_tests(argc, argv, setup, teardown); }
+int main(int argc, char **argv) { return run_per_op_tests(argc, argv, KIND_NAME, setup, teardown); }

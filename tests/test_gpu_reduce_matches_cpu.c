@@ -102,4 +102,4 @@ static int teardown(void **state) {
   return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
 }
 
-int main(int argc, char **argv) { return run_per_op_tests(argc, argv, setup, teardown); }
+int main(int argc, char **argv) { return run_per_op_tests(argc, argv, NULL, setup, teardown); }
