@@ -39,14 +39,17 @@ void sa_add(superacc *sa, double x) {
   }
   if (x == 0.0)
     return;
-  int e;
-  const double m = frexp(fabs(x), &e); /* |x| = m * 2^e, m in [0.5, 1) */
-  /* |x| = mant * 2^(e - 53) with a 53-bit integer mant; subnormals shift down to 2^-1074. */
-  int exp = e - 53;
-  uint64_t mant = (uint64_t)ldexp(m, 53);
-  if (exp < SA_LSB_EXP) {
-    mant >>= (SA_LSB_EXP - exp); /* exact: those low bits are zero for a subnormal */
-    exp = SA_LSB_EXP;
+  /* |x| = mant * 2^exp, read from the bits: a normal double has the implicit bit and exponent
+     field - 1075, a subnormal its fraction at 2^-1074 (SA_LSB_EXP). (frexp and ldexp here
+     took a third of the test oracle's time.) */
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const int field = (int)((bits >> 52) & 0x7ffu);
+  uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
+  int exp = SA_LSB_EXP;
+  if (field != 0) {
+    mant |= (uint64_t)1 << 52;
+    exp = field - 1075;
   }
   const int offset = exp - SA_LSB_EXP;
   const int k = offset / SA_LIMB_BITS, s = offset % SA_LIMB_BITS;
