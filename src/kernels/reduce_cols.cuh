@@ -32,15 +32,17 @@ struct cols_layout {
 // ty = 0 .. TY - 1. Within a warp the lanes of one column are TX apart and meet by shuffles;
 // each warp's survivors then go to shared memory once, and thread tx < TX combines its
 // column's R values (R = BLOCK / 32 warps when TX <= 32) one after another, in warp order. The
-// order is fixed by TX and TY, so by the shape. The tree in shared memory this replaced (halving
-// each step, a barrier per step: three more for R = 8) cost the sliced column shapes 0.1 to
-// 0.5 µs a launch on an H100: the fold runs twice on their critical path, at the end of the
-// last slice and in the last block (scripts/cols_cost.cu, logs/cols_cost_s9_flat.txt). (A loop in which thread (tx, 0) combined all TY
-// values one after another kept the whole block waiting on one thread: 63 dependent shared
-// loads per column for TY = 64.) Every thread of the block must call it.
+// order is fixed by TX and TY, so by the shape. The tree in shared memory this replaced
+// (halving each step, a barrier per step: three more for R = 8) cost the sliced column shapes
+// 0.1 to 0.5 µs a launch on an H100: the fold runs twice on their critical path, at the end of
+// the last slice and in the last block (scripts/cols_cost.cu, logs/cols_cost_s9_flat.txt).
+// (A loop in which thread (tx, 0) combined all TY values one after another kept the whole
+// block waiting on one thread: 63 dependent shared loads per column for TY = 64.) Every thread
+// of the block must call it.
 template <class Op, int BLOCK, int VEC>
 __device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
   using T = typename Op::T;
+  // Columns per round through shared memory: at most 16 KiB of slots.
   constexpr int FIT = 16384 / (BLOCK * (int)sizeof(T));
   constexpr int G = FIT < 1 ? 1 : FIT < VEC ? FIT : VEC;
   constexpr int WARPS = BLOCK / WARP_SIZE;
@@ -50,9 +52,10 @@ __device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
 #pragma unroll
     for (int c = 0; c < VEC; ++c)
       v[c] = strided_reduce<Op>(v[c], TX);
+  // Survivors: lanes < W of each warp; slot warp * W + lane holds column tx = slot % TX.
   const int W = TX < WARP_SIZE ? TX : WARP_SIZE, M = WARPS * W;
   if (M == TX)
-    return;
+    return; // one row of threads: nothing left to fold
   const int R = M / TX; // values per column left: slot k * TX + tx, k = 0 .. R - 1
 #pragma unroll
   for (int c0 = 0; c0 < VEC; c0 += G) {
