@@ -1,8 +1,8 @@
 // Is the full-array kernel's fixed cost at 2^26 elements the static partition? GPU time per
 // launch, in µs, of a bf16 -> f32 sum over the same data, at the GPU's pace (each batch waits
 // behind a spinning kernel until the host has queued it), for:
-//   roofline    the bench's read roofline: 16-byte loads over a grid of 8 blocks per SM, no
-//               arithmetic, nothing written;
+//   roofline    the bench's read roofline kernel (bench::launch_read_roofline): 16-byte loads
+//               over a grid of at most 8 blocks per SM, no arithmetic, nothing written;
 //   static      the partition of reduce_full_single_pass: tiles of 256 x 4 vectors, block b
 //               takes tiles b, b + G, ...; then its finish (partial store, acq_rel ticket, the
 //               last block folds the G partials); G = 1024, and 8 blocks per SM;
@@ -28,7 +28,7 @@
 //               fold depend only on n, so the bits do not depend on which block took which
 //               chunk, or on the GPU.
 // Build and run on a GPU machine:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc scripts/balance_cost.cu -o balance_cost && ./balance_cost
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc scripts/balance_cost.cu bench/bench_util.cu -o balance_cost && ./balance_cost
 #include <cstring>
 #include <cstdio>
 #include <cuda/atomic>
@@ -36,6 +36,7 @@
 #include <cuda_runtime.h>
 #include <vector>
 
+#include "../bench/bench_util.cuh"
 #include "micro_common.cuh"
 #include "kernels/reduce_full_single_pass.cuh"
 
@@ -237,22 +238,6 @@ __global__ void __launch_bounds__(BLOCK, 8) dyn_sum(const uint4 *in, size_t tile
   if (any_last) fold_partials(partials, chunks, out);
 }
 
-__global__ void read_16B(const uint4 *__restrict__ in, size_t words, unsigned *sink) {
-  uint4 acc = {0, 0, 0, 0};
-  const size_t stride = (size_t)gridDim.x * blockDim.x;
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < words; i += 4 * stride) {
-    const uint4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
-    acc.x ^= a.x ^ b.x ^ c.x ^ d.x, acc.y ^= a.y ^ b.y ^ c.y ^ d.y;
-    acc.z ^= a.z ^ b.z ^ c.z ^ d.z, acc.w ^= a.w ^ b.w ^ c.w ^ d.w;
-  }
-  for (; i < words; i += stride) {
-    const uint4 a = in[i];
-    acc.x ^= a.x, acc.y ^= a.y, acc.z ^= a.z, acc.w ^= a.w;
-  }
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u && acc.x == 0x12345678u) *sink = acc.y;
-}
-
 __global__ void fill(unsigned *w, size_t words) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x) {
     unsigned z = (unsigned)(i * 2654435761u) ^ 0x5bd1e995u;
@@ -268,13 +253,12 @@ int main() {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const size_t max_bytes = (size_t)512 << 20;
-  uint4 *in; float *partials, *out; unsigned *ticket, *counter, *sink;
+  uint4 *in; float *partials, *out; unsigned *ticket, *counter;
   CK(cudaMalloc(&in, max_bytes));
   fill<<<4096, 256>>>((unsigned *)in, max_bytes / 4);
   CK(cudaMalloc(&partials, 1 << 20));
   CK(cudaMalloc(&ticket, 4)); CK(cudaMemset(ticket, 0, 4));
   CK(cudaMalloc(&counter, 4)); CK(cudaMemset(counter, 0, 4));
-  CK(cudaMalloc(&sink, 4));
   unsigned long long *words;
   CK(cudaMalloc(&words, 1024 * 4 * 8));
   CK(cudaMemset(words, 0, 1024 * 4 * 8));
@@ -306,7 +290,7 @@ int main() {
       const unsigned chunks = (unsigned)((tiles + ch - 1) / ch);
       auto launch = [&] {
         switch (f) {
-        case 0: read_16B<<<wave, 256, 0, s>>>(in, bytes / 16, sink); break;
+        case 0: bench::launch_read_roofline(in, bytes, s); break;
         case 1: static_sum<true><<<G, BLOCK, 0, s>>>(in, tiles, partials, ticket, out); break;
         case 2: static_sum<false><<<G, BLOCK, 0, s>>>(in, tiles, partials, ticket, out); break;
         case 3: poll_sum<1><<<G, BLOCK, 0, s>>>(in, tiles, words, out); break;

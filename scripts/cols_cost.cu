@@ -12,7 +12,8 @@
 // the other lines change one of its values. Every fin launch's results are checked against an
 // f64 host sum of each column, within 2^-20 of the column's sum of |x|.
 // Build and run on a GPU machine:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc scripts/cols_cost.cu bench/bench_util.cu -o cols_cost && ./cols_cost
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc scripts/cols_cost.cu bench/bench_util.cu \
+//     src/common/dtype_info.c src/cpu/convert.c -o cols_cost && ./cols_cost
 #include <cstring>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -35,22 +36,6 @@ struct ctx {
   unsigned *tickets;
   float *out;
 };
-
-// Host value of element i of the device buffer (f32 or bf16).
-template <cureduce_dtype IN> double host_value(const std::vector<unsigned char> &raw, uint64_t i) {
-  if constexpr (IN == CUREDUCE_F32) {
-    float f;
-    memcpy(&f, &raw[i * 4], 4);
-    return f;
-  } else {
-    uint16_t h;
-    memcpy(&h, &raw[i * 2], 2);
-    const uint32_t w = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &w, 4);
-    return f;
-  }
-}
 
 template <cureduce_dtype IN, int U, int LASTV>
 int run_one(ctx &c, shape sh, uint64_t tx, uint64_t slices, bool is_plan, double roof_us,
@@ -108,7 +93,8 @@ template <cureduce_dtype IN> int run_shape(ctx &c, shape sh) {
   std::vector<double> ref(sh.cols, 0.0), mag(sh.cols, 0.0);
   for (uint64_t i = 0; i < sh.rows; ++i)
     for (uint64_t j = 0; j < sh.cols; ++j) {
-      const double v = host_value<IN>(raw, i * sh.cols + j);
+      double v;
+      (void)cureduce_to_double(IN, &raw[(i * sh.cols + j) * sizeof(E)], &v);
       ref[j] += v;
       mag[j] += std::fabs(v);
     }
