@@ -17,7 +17,6 @@
 #include "../device/vector_fold.cuh"
 #include "../device/warp_reduce.cuh"
 
-#include <cooperative_groups.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -131,50 +130,6 @@ __device__ __forceinline__ void store_results(typename Op::Out *dst, const typen
   store_values(dst, r);
 }
 
-// Clusters of cs blocks along the slices (the launch's cluster attribute): the cs slice values
-// of the tile's TX * VEC columns, held by the threads of row ty = 0 (`holds`), meet in the
-// cluster's first block, in slice order, and that block stores their fold to `dst` (the
-// cluster's row of partials, from column col0). Returns true in the first block only. Every
-// thread of every block in the cluster calls it. TX <= CR_COLS_MAX_TX (a sliced plan).
-template <class Op, int VEC>
-__device__ __forceinline__ bool cluster_publish(const typename Op::T (&v)[VEC], int TX, bool holds,
-                                                typename Op::T *dst, uint64_t col0, uint64_t cols) {
-  using T = typename Op::T;
-  constexpr int MAX_TX = 32;
-  __shared__ T vals[MAX_TX * VEC];
-  namespace cg = cooperative_groups;
-  cg::cluster_group cl = cg::this_cluster();
-  const int tx = threadIdx.x % TX;
-  if (holds)
-#pragma unroll
-    for (int c = 0; c < VEC; ++c)
-      vals[tx * VEC + c] = v[c];
-  cl.sync(); // every block's values are in its shared memory
-  if (cl.block_rank() != 0) {
-    cl.sync(); // the first block has read them: now this block may exit
-    return false;
-  }
-  // One column per thread: the first block's TX * VEC threads each read the column's cs
-  // values, the loads issued before any is combined.
-  constexpr int MAX_CS = 8;
-  const unsigned cs = cl.num_blocks(), t = threadIdx.x;
-  if (t < (unsigned)(TX * VEC) && col0 + t < cols) {
-    T got[MAX_CS];
-#pragma unroll
-    for (unsigned r = 1; r < MAX_CS; ++r)
-      if (r < cs)
-        got[r] = *cl.map_shared_rank(&vals[t], r);
-    T a = vals[t];
-#pragma unroll
-    for (unsigned r = 1; r < MAX_CS; ++r)
-      if (r < cs)
-        a = Op::combine(a, got[r]);
-    dst[col0 + t] = a;
-  }
-  cl.sync(); // done reading the others' values: they may exit (they have all arrived already)
-  return true;
-}
-
 // LAST: values each thread has in flight in the last block's fold of the partials.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int VEC, int UNROLL, int LAST>
 __global__ void __launch_bounds__(BLOCK)
@@ -242,20 +197,9 @@ __global__ void __launch_bounds__(BLOCK)
   // fence per writer: the barrier at the start of block_last_arrival orders these stores
   // before thread 0's release (block_ticket.cuh). A __threadfence here put a second fence on
   // the tile's finish, one after the other.
-  // Launched in clusters of cs blocks along the slices, the cs slices of a cluster first meet
-  // in distributed shared memory and only the cluster's first block publishes their fold, so
-  // the last block folds cs times fewer partials: that fold runs on one SM after every other
-  // block is done, and its time grows with the bytes it reads.
-  const unsigned cs = cooperative_groups::this_cluster().num_blocks();
-  const unsigned parts = gridDim.y / cs;
-  if (cs == 1) {
-    if (ty == 0 && has_col)
-      store_values(&partials[blockIdx.y * L.cols + col], acc_c);
-  } else if (!cluster_publish<Op, VEC>(acc_c, TX, ty == 0 && has_col, &partials[(blockIdx.y / cs) * L.cols],
-                                       (uint64_t)blockIdx.x * TX * VEC, L.cols)) {
-    return;
-  }
-  if (!block_last_arrival(&tickets[blockIdx.x], parts))
+  if (ty == 0 && has_col)
+    store_values(&partials[blockIdx.y * L.cols + col], acc_c);
+  if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
     return;
 
   // Slices ty, ty + TY, ... in order per thread, then over ty: a fixed order. The loads of
@@ -266,15 +210,15 @@ __global__ void __launch_bounds__(BLOCK)
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = Op::identity();
   if (has_col)
-    for (unsigned q = ty; q < parts; q += TY * BATCH) {
+    for (unsigned q = ty; q < gridDim.y; q += TY * BATCH) {
       T p[BATCH][VEC];
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < parts)
+        if (q + b * TY < gridDim.y)
           load_values_cg(&partials[(q + b * TY) * L.cols + col], p[b]);
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
-        if (q + b * TY < parts)
+        if (q + b * TY < gridDim.y)
 #pragma unroll
           for (int c = 0; c < VEC; ++c)
             acc_c[c] = Op::combine(acc_c[c], p[b][c]);
