@@ -37,12 +37,13 @@ void bench_usage(FILE *to) {
           "  --op LIST     comma-separated ops (default: all)\n"
           "  --max-n N     largest n (default 2^30)\n"
           "\n"
-          "%s bench --rows [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|mix] [--axis 0|1]\n"
+          "%s bench --rows [--held] [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|mix] [--axis 0|1]\n"
           "\n"
           "Rows, columns and segments instead: the shapes 4096x4096, 32768x1024, 1024x65536,\n"
           "65536x128, 1048576x32, 8x16777216, 16384x8192 along both axes and a variable-segment\n"
           "mix (2^26 elements), f32 and bf16 sums by default, against the read roofline and CUB's\n"
-          "DeviceSegmentedReduce. Writes DIR/bench_rows.csv and bench_rows_summary.txt.\n"
+          "DeviceSegmentedReduce. Writes DIR/bench_rows.csv and bench_rows_summary.txt\n"
+          "(with --held, as above: bench_rows_held.csv and bench_rows_held_summary.txt).\n"
           "--shape and --axis run one of those shapes, or one axis, only (to profile it).\n",
           CLI_NAME, CLI_NAME);
 }

@@ -71,6 +71,8 @@ struct rows_bench {
   cureduce_handle h = nullptr;
   std::vector<result_row> out_rows;
   int wrong = 0;
+  bool held = false; // hot batches held until queued (--held, timer::hold): GPU time alone
+  int unheld = 0;    // hot batches the hold let go before the host had queued them
 
   // Validate then time one configuration.
   void run(cureduce_dtype d, cureduce_op op, const rows_shape &s, int axis, const void *d_in,
@@ -147,7 +149,7 @@ struct rows_bench {
       BENCH_CUDA(cudaFree(d_out));
       return;
     }
-    timer t(stream, g.l2_bytes);
+    timer t(stream, g.l2_bytes, held);
     const double roof_hot = read_roofline_us(t, d_in, elements * size, stream, false, 20);
     const double roof_cold = read_roofline_us(t, d_in, elements * size, stream, true, 10);
     const uint64_t rows_col = seg ? segments : s.rows, cols_col = seg ? elements : s.cols;
@@ -181,12 +183,14 @@ struct rows_bench {
       }
     }
     out_rows.push_back(x);
+    unheld += t.unheld_batches();
     BENCH_CUDA(cudaFree(d_out));
   }
 };
 
 void write_outputs(const std::string &dir, const rows_bench &b) {
-  const std::string csv = dir + "/bench_rows.csv", txt = dir + "/bench_rows_summary.txt";
+  const std::string stem = dir + (b.held ? "/bench_rows_held" : "/bench_rows");
+  const std::string csv = stem + ".csv", txt = stem + "_summary.txt";
   FILE *f = fopen(csv.c_str(), "w");
   FILE *s = fopen(txt.c_str(), "w");
   if (!f || !s) {
@@ -195,8 +199,13 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
   }
   fprintf(f, "gpu,impl,dtype,acc,op,rows,cols,axis,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,roof_hot_us,bitwise_stable\n");
   fprintf(s, "cureduce bench --rows on %s (hot medians; roof = read roofline time / ours; "
-             "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n\n",
+             "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n",
           b.g.name.c_str());
+  fprintf(s, "%s", b.held ? "hot timing: batches held until queued (GPU-paced, --held)\n"
+                          : "hot timing: batches queued behind one run (host- or GPU-paced, whichever is slower)\n");
+  if (b.held)
+    fprintf(s, "hot batches the hold let go before they were queued (host-paced): %d\n", b.unheld);
+  fprintf(s, "\n");
   fprintf(s, "%-6s %-5s %-22s %-8s %9s %9s %7s %8s\n", "op", "dtype", "shape", "axis", "ours_us", "GB/s", "roof", "xCUB");
   int misses = 0, total = 0;
   for (const result_row &x : b.out_rows) {
@@ -240,11 +249,13 @@ std::vector<std::string> split_list(const std::string &list) {
 
 } // namespace
 
-// Called by cmd_bench for `bench --rows [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|mix]
-// [--axis 0|1]` (the last two pick one of the listed shapes or one axis, e.g. to profile it).
+// Called by cmd_bench for `bench --rows [--held] [--out DIR] [--dtype LIST] [--op LIST]
+// [--shape RxC|mix] [--axis 0|1]` (the last two pick one of the listed shapes or one axis, e.g.
+// to profile it; --held times at the GPU's pace and writes bench_rows_held*, as bench --held).
 extern "C" int cmd_bench_rows(int argc, char **argv) {
   std::string out, only_shape;
   int only_axis = -1;
+  bool held = false;
   std::vector<cureduce_dtype> dtypes;
   std::vector<cureduce_op> ops;
   for (int i = 1; i < argc; ++i) {
@@ -252,6 +263,8 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
     int r;
     if (!strcmp(argv[i], "--rows")) {
       continue;
+    } else if (!strcmp(argv[i], "--held")) {
+      held = true;
     } else if ((r = arg_value(argc, argv, &i, "--out", &v))) {
       if (r < 0) return 2;
       out = v;
@@ -308,6 +321,7 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
     return 1;
   }
   rows_bench b;
+  b.held = held;
   b.g = current_gpu();
   BENCH_CUDA(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
   if (cureduce_create(&b.h) != CUREDUCE_SUCCESS) {
