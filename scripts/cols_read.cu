@@ -1,18 +1,25 @@
-// How fast can the column kernel's geometry read? GPU time per launch, in µs, at the GPU's pace
-// (each batch waits behind a spinning kernel until the host has queued it), of a kernel that
-// reads a column shape exactly as reduce_cols.cuh's main phase does (tiles of tx threads
-// across the row's 16-byte words, ty = 256 / tx threads down the rows, `slices` row slices
-// as gridDim.y, U rows in flight per thread, whole passes then one partial pass) and only
-// XORs the words, against the bench's read roofline over the same bytes. Nothing is folded,
-// stored or ticketed, so the gap between this and the roofline is what the geometry costs,
-// and the gap between this and cols_cost.cu's "nofin" what the fold over ty, the partial
-// stores and the ticket cost. The release plan (choose_cols_plan) is marked "plan"; the other
-// lines change its slices (x2, x4) or the rows in flight.
+// Where does the column kernel's main phase spend its time? GPU time per launch, in µs, at the
+// GPU's pace (each batch waits behind a spinning kernel until the host has queued it), of
+// reduce_cols.cuh's main phase (SUM into f32: tiles of tx threads across the columns, ty = 256
+// / tx threads down the rows, `slices` row slices as gridDim.y, U rows in flight per thread),
+// stopped after one of these stages, against the bench's read roofline over the same bytes:
+//   read             the loads and the folds of the loaded rows only;
+//   +fold,store      then the fold over ty (fold_over_ty) and the slice's partial store;
+//   +ticket          then the tile's ticket, as the library takes it (block_last_arrival, acq_rel),
+//                    with every ticket preset far from its arrival count, so no block folds
+//                    the slices (cols_cost.cu's "nofin" of the real kernel);
+//   +relaxed ticket  the same with a relaxed fetch_add and no barrier after it;
+//   +release ticket  the same with a release fetch_add (an acquire fence only in a last block).
+// For the release plan (choose_cols_plan, "plan") and twice and four times its slices.
+// (Commit 4ed24e1's first version timed the loads alone at several unrolls:
+// logs/cols_read_s10.txt.)
 // Build and run on a GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc scripts/cols_read.cu bench/bench_util.cu \
 //     -o cols_read && ./cols_read
 #include <cstdio>
+#include <cuda/atomic>
 #include <cuda_runtime.h>
+#include <vector>
 
 #include "../bench/bench_util.cuh"
 #include "dispatch/launch_axis.cuh"
@@ -22,72 +29,125 @@ namespace {
 
 constexpr int BLOCK = CR_COLS_BLOCK;
 
-// The main phase's loads of reduce_cols, over 16-byte words; the XOR keeps every load live and
-// the sink is written only for a value the data never gives.
-template <int U>
+// What a block does after its loads, added one stage at a time.
+enum stage : int {
+  READ = 0,   // the main phase's loads and folds only (the sink keeps them live)
+  FOLD = 1,   // + the fold over ty and the slice's partial store (ty = 0)
+  TICKET = 2, // + the tile's ticket, as the library takes it (acq_rel), preset so none is last
+  RELAXED = 3, // FOLD + a relaxed ticket instead
+  RELEASE = 4  // FOLD + a release ticket (the acquire left to the last block, which is none here)
+};
+
+// The main phase of reduce_cols (SUM into f32) over VEC-column packs: U rows in flight, whole
+// passes then one partial pass; then the stages above.
+template <cureduce_dtype IN, int U, int ST>
 __global__ void __launch_bounds__(BLOCK)
-    read_like_cols(const uint4 *__restrict__ in, uint64_t rows, uint64_t row_words, uint64_t slice_rows,
-                   int tx, unsigned *sink) {
+    read_like_cols(const cr::storage_t<IN> *__restrict__ in, uint64_t rows, uint64_t cols, uint64_t slice_rows,
+                   int tx, float *partials, unsigned *tickets, unsigned *sink) {
+  using E = cr::storage_t<IN>;
+  using Op = cr::compare_op<IN, CUREDUCE_SUM, CUREDUCE_F32>;
+  constexpr int VEC = 16 / (int)sizeof(E);
+  struct alignas(16) pack { E v[VEC]; };
   const int TY = BLOCK / tx, x = threadIdx.x % tx, y = threadIdx.x / tx;
-  const uint64_t word = (uint64_t)blockIdx.x * tx + x;
+  const uint64_t col = ((uint64_t)blockIdx.x * tx + x) * VEC;
   const uint64_t r0 = blockIdx.y * slice_rows, r1 = r0 + slice_rows < rows ? r0 + slice_rows : rows;
-  uint4 acc = {0, 0, 0, 0};
-  if (word < row_words) {
+  float acc[VEC];
+#pragma unroll
+  for (int c = 0; c < VEC; ++c)
+    acc[c] = 0.f;
+  if (col < cols) {
     uint64_t r = r0 + y;
     for (; r + (uint64_t)(U - 1) * TY < r1; r += (uint64_t)TY * U) {
-      uint4 v[U];
+      pack v[U];
 #pragma unroll
       for (int u = 0; u < U; ++u)
-        v[u] = in[(r + (uint64_t)u * TY) * row_words + word];
+        v[u] = *reinterpret_cast<const pack *>(in + (r + (uint64_t)u * TY) * cols + col);
 #pragma unroll
       for (int u = 0; u < U; ++u)
-        acc.x ^= v[u].x, acc.y ^= v[u].y, acc.z ^= v[u].z, acc.w ^= v[u].w;
+#pragma unroll
+        for (int c = 0; c < VEC; ++c)
+          acc[c] += cr::widen<IN>(v[u].v[c]);
     }
     for (; r < r1; r += TY) {
-      const uint4 v = in[r * row_words + word];
-      acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
+      const pack v = *reinterpret_cast<const pack *>(in + r * cols + col);
+#pragma unroll
+      for (int c = 0; c < VEC; ++c)
+        acc[c] += cr::widen<IN>(v.v[c]);
     }
   }
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9e3779b9u && acc.x == 0x12345678u)
-    *sink = acc.y;
+  if (ST == READ) {
+    if (acc[0] == 1234.5f && acc[VEC - 1] == -1234.5f)
+      *sink = 1;
+    return;
+  }
+  cr::fold_over_ty<Op, BLOCK, VEC>(acc, tx);
+  if (y == 0 && col < cols)
+    cr::store_values(&partials[blockIdx.y * cols + col], acc);
+  if (ST == TICKET) {
+    (void)cr::block_last_arrival(&tickets[blockIdx.x], gridDim.y);
+  } else if (ST == RELAXED || ST == RELEASE) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> t(tickets[blockIdx.x]);
+      if (t.fetch_add(1u, ST == RELAXED ? cuda::memory_order_relaxed : cuda::memory_order_release) ==
+          gridDim.y - 1)
+        cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+    }
+  }
 }
 
 struct shape {
-  const char *dtype;
-  uint64_t rows, cols, elem;
+  cureduce_dtype dtype;
+  uint64_t rows, cols;
 };
 
-template <int U>
-int run(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, const void *in, unsigned *sink, const shape &sh,
-         uint64_t tx, uint64_t slices, float roof, const char *tag) {
-  const uint64_t row_words = sh.cols * sh.elem / 16, tiles = cr::div_up(row_words, tx);
+struct bufs {
+  cudaStream_t s;
+  cudaEvent_t a, b;
+  void *in;
+  float *partials;
+  unsigned *tickets, *sink;
+};
+
+template <cureduce_dtype IN, int U, int ST>
+int run(bufs &B, const shape &sh, uint64_t tx, uint64_t slices, float roof, const char *tag) {
+  constexpr int VEC = 16 / (int)sizeof(cr::storage_t<IN>);
+  const uint64_t tiles = cr::div_up(sh.cols / VEC, tx);
   const uint64_t slice_rows = cr::div_up(sh.rows, slices);
   slices = cr::div_up(sh.rows, slice_rows);
   const dim3 grid((unsigned)tiles, (unsigned)slices);
+  std::vector<unsigned> far(tiles, 0x40000000u); // no arrival count reaches it: nobody folds
+  CK(cudaMemcpy(B.tickets, far.data(), tiles * sizeof(unsigned), cudaMemcpyHostToDevice));
   float us = 0.f;
-  CK(paced_median_us(s, a, b, 50, 3000000, [&] {
-    read_like_cols<U><<<grid, BLOCK, 0, s>>>(static_cast<const uint4 *>(in), sh.rows, row_words, slice_rows,
-                                              (int)tx, sink);
+  CK(paced_median_us(B.s, B.a, B.b, 50, 3000000, [&] {
+    read_like_cols<IN, U, ST><<<grid, BLOCK, 0, B.s>>>(static_cast<const cr::storage_t<IN> *>(B.in), sh.rows, sh.cols,
+                                                       slice_rows, (int)tx, B.partials, B.tickets, B.sink);
   }, &us));
-  printf("%-5s %8llux%-8llu %3llu %3llu %6llu %5llu %2d %6llu %9.3f %9.3f %6.3f %s\n", sh.dtype,
-         (unsigned long long)sh.rows, (unsigned long long)sh.cols, (unsigned long long)tx,
-         (unsigned long long)(BLOCK / tx), (unsigned long long)tiles, (unsigned long long)slices, U,
-         (unsigned long long)(tiles * slices), us, roof, roof / us, tag);
+  static const char *names[] = {"read", "+fold,store", "+ticket", "+relaxed ticket", "+release ticket"};
+  printf("%-5s %8llux%-8llu %3llu %3llu %6llu %5llu %2d %6llu %9.3f %9.3f %6.3f %-16s %s\n",
+         IN == CUREDUCE_F32 ? "f32" : "bf16", (unsigned long long)sh.rows, (unsigned long long)sh.cols,
+         (unsigned long long)tx, (unsigned long long)(BLOCK / tx), (unsigned long long)tiles,
+         (unsigned long long)slices, U, (unsigned long long)(tiles * slices), us, roof, roof / us, names[ST], tag);
   return 0;
 }
 
-template <int VEC, int UREL>
-int run_shape(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, void *in, unsigned *sink, const shape &sh) {
-  const size_t bytes = sh.rows * sh.cols * sh.elem;
+template <cureduce_dtype IN, int U>
+int stages(bufs &B, const shape &sh, uint64_t tx, uint64_t slices, float roof, const char *tag) {
+  return run<IN, U, READ>(B, sh, tx, slices, roof, tag) | run<IN, U, FOLD>(B, sh, tx, slices, roof, tag) |
+         run<IN, U, TICKET>(B, sh, tx, slices, roof, tag) | run<IN, U, RELAXED>(B, sh, tx, slices, roof, tag) |
+         run<IN, U, RELEASE>(B, sh, tx, slices, roof, tag);
+}
+
+template <cureduce_dtype IN> int run_shape(bufs &B, const shape &sh) {
+  constexpr int VEC = 16 / (int)sizeof(cr::storage_t<IN>);
+  constexpr int UREL = CR_COLS_UNROLL(sizeof(cr::storage_t<IN>));
+  const size_t bytes = sh.rows * sh.cols * sizeof(cr::storage_t<IN>);
   float roof = 0.f;
-  CK(paced_median_us(s, a, b, 50, 3000000, [&] { bench::launch_read_roofline(in, bytes, s); }, &roof));
+  CK(paced_median_us(B.s, B.a, B.b, 50, 3000000, [&] { bench::launch_read_roofline(B.in, bytes, B.s); }, &roof));
   const cr::cols_plan P = cr::choose_cols_plan<VEC, UREL, BLOCK>(sh.rows, sh.cols, sizeof(float));
-  return run<UREL>(s, a, b, in, sink, sh, P.tx, P.slices, roof, "plan") |
-         run<UREL>(s, a, b, in, sink, sh, P.tx, P.slices * 2, roof, "slices x2") |
-         run<UREL>(s, a, b, in, sink, sh, P.tx, P.slices * 4, roof, "slices x4") |
-         run<4>(s, a, b, in, sink, sh, P.tx, P.slices, roof, "U 4") |
-         run<16>(s, a, b, in, sink, sh, P.tx, P.slices, roof, "U 16") |
-         run<4>(s, a, b, in, sink, sh, P.tx, P.slices * 4, roof, "U 4, slices x4");
+  return stages<IN, UREL>(B, sh, P.tx, P.slices, roof, "plan") |
+         stages<IN, UREL>(B, sh, P.tx, P.slices * 2, roof, "slices x2") |
+         stages<IN, UREL>(B, sh, P.tx, P.slices * 4, roof, "slices x4");
 }
 
 } // namespace
@@ -95,28 +155,24 @@ int run_shape(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, void *in, unsigned *
 int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
-  cudaStream_t s;
-  cudaEvent_t a, b;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  void *in;
-  unsigned *sink;
-  CK(cudaMalloc(&in, (size_t)128 << 20));
-  CK(cudaMalloc(&sink, sizeof(unsigned)));
-  bench::fill_random(CUREDUCE_F32, in, ((size_t)128 << 20) / 4, 12345, -1.0, 1.0, s);
-  CK(cudaStreamSynchronize(s));
-  printf("%s, %d SMs: reads with the column kernel's geometry, us per launch (median of 7 GPU-paced batches of 50)\n",
+  bufs B{};
+  CK(cudaStreamCreateWithFlags(&B.s, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&B.a));
+  CK(cudaEventCreate(&B.b));
+  CK(cudaMalloc(&B.in, (size_t)128 << 20));
+  CK(cudaMalloc(&B.partials, (size_t)64 << 20));
+  CK(cudaMalloc(&B.tickets, 65536 * sizeof(unsigned)));
+  CK(cudaMalloc(&B.sink, sizeof(unsigned)));
+  bench::fill_random(CUREDUCE_F32, B.in, ((size_t)128 << 20) / 4, 12345, -1.0, 1.0, B.s);
+  CK(cudaStreamSynchronize(B.s));
+  printf("%s, %d SMs: the column kernel's main phase by stages, us per launch (median of 7 GPU-paced batches of 50)\n",
          prop.name, prop.multiProcessorCount);
-  printf("%-5s %17s %3s %3s %6s %5s %2s %6s %9s %9s %6s\n", "dtype", "shape", "tx", "ty", "tiles", "slice", "U",
-         "blocks", "read", "roofline", "roof");
-  const shape bf16[] = {{"bf16", 65536, 128, 2}, {"bf16", 4096, 4096, 2}, {"bf16", 1048576, 32, 2},
-                        {"bf16", 32768, 1024, 2}};
-  const shape f32[] = {{"f32", 65536, 128, 4}, {"f32", 4096, 4096, 4}, {"f32", 1048576, 32, 4}};
+  printf("%-5s %17s %3s %3s %6s %5s %2s %6s %9s %9s %6s %-16s\n", "dtype", "shape", "tx", "ty", "tiles", "slice", "U",
+         "blocks", "us", "roofline", "roof", "stage");
   int bad = 0;
-  for (const shape &sh : bf16)
-    bad |= run_shape<8, CR_COLS_UNROLL(2)>(s, a, b, in, sink, sh);
-  for (const shape &sh : f32)
-    bad |= run_shape<4, CR_COLS_UNROLL(4)>(s, a, b, in, sink, sh);
+  const shape shapes[] = {{CUREDUCE_BF16, 65536, 128}, {CUREDUCE_BF16, 4096, 4096}, {CUREDUCE_BF16, 1048576, 32},
+                          {CUREDUCE_BF16, 32768, 1024}, {CUREDUCE_F32, 65536, 128}, {CUREDUCE_F32, 1048576, 32}};
+  for (const shape &sh : shapes)
+    bad |= sh.dtype == CUREDUCE_F32 ? run_shape<CUREDUCE_F32>(B, sh) : run_shape<CUREDUCE_BF16>(B, sh);
   return bad;
 }
