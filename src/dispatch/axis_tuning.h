@@ -61,8 +61,15 @@
    tuning build of commit a2d6a7e, CR_ROWS_BALANCED=1, since removed; tuning/s7_rb_*, three
    runs each against the rule) was level on
    f32 65536x128 (0.938/0.951/0.932 against 0.940/0.917/0.940) and slower on bf16 65536x128
-   (0.790/0.780/0.699 against 0.822/0.786/0.825), so the rule stays. */
-#define CR_ROWS_LANES_ONE_WAVE_SETS 2
+   (0.790/0.780/0.699 against 0.822/0.786/0.825), so the rule stays.
+   The threshold is now one set: one wave whenever the rows need more than one wave of sets.
+   Below one set a warp the grid is every block the rows need, less than a wave, either way; so
+   the threshold only decides shapes of one to two sets a warp, and of the bench's only bf16
+   65536x128 rows (1.55). Timed at the GPU's pace in one process (scripts/rows_waves.cu,
+   logs/rows_waves_s10.txt, three builds), one wave took 5.200 / 5.377 / 5.308 µs against
+   5.392 / 5.588 / 5.564 for every block (two waves), where the bench runs of s7 above, each
+   in its own run, had been too noisy to tell. */
+#define CR_ROWS_LANES_ONE_WAVE_SETS 1
 
 /* Chunked kernel (long rows, segments): chunks are at least CR_CHUNK_MIN_BYTES, and there are
    at most CR_MAX_CHUNKS of them (larger inputs get larger chunks). */
