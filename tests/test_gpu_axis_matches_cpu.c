@@ -8,8 +8,8 @@
  * for the sanitizer runs at 70000 elements; 16384x256; 4096x1024, where 8-byte types get the
  * longer slices of CR_COLS_MIN_ROWS_PER_THREAD), rows enough that the lane-group kernel's
  * warps take several row sets each (98304x39 with ld 40: 4- and 8-byte types have 12288 and
- * 24576 row sets against 4224 to 6336 warps a wave on a 132-SM GPU, so lanes_waves gives them
- * one wave, or two where a wave holds more than half as many warps as row sets),
+ * 24576 row sets against 4224 to 6336 warps a wave on a 132-SM GPU, so the grid is one wave
+ * and its warps take one to six sets each),
  * columns cut into 32 to 78 slices (32768x128, aligned, and 40000x100 from an odd start, one
  * column a thread),
  * and segment mixes with empty, tiny and huge segments.

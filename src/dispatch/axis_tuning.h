@@ -46,30 +46,25 @@
    of 8192 blocks / one wave / two waves): bf16 32768x1024 0.884 / 0.931 / 0.916, f32 65536x128
    0.696 / 0.738 / 0.738, bf16 4096x4096 0.835 / 0.826 / 0.876, bf16 65536x128 0.734 / 0.713 /
    0.735, f32 32768x1024 0.995 / 0.972 / 0.969. Capping the short-row kernel too lost: f32
-   1048576x32 rows 0.946 -> 0.877 / 0.897. */
+   1048576x32 rows 0.946 -> 0.877 / 0.897.
+   One wave, not two, once the groups took fold_rounds: the warps then loop over their rows in
+   blocks that stay resident. (Where the rows need less than a wave, the grid is every block
+   they need either way, so the cap decides only shapes of more than one row set a warp.)
+   Measured on an H100 (tuning/s7_rw_*, one lean tuning build, one and two waves for every
+   lane-group shape, two runs each, roof fractions of the row sums): f32 65536x128 (3.1 sets a
+   warp in one wave) 0.912/0.922 against 0.817/0.843; f32 32768x1024 (6.2) 0.977/0.978 against
+   0.977/0.976; bf16 32768x1024 (6.2) 0.957/0.954 against 0.964/0.959; bf16 65536x128 (1.55)
+   0.811/0.893 against 0.869/0.868, too noisy to tell, so from 9c2a8d8 to 3b97e5f that shape
+   kept two waves (one wave only from two sets a warp). Timed at the GPU's pace in one process
+   (scripts/rows_waves.cu, logs/rows_waves_s10.txt, three builds), its one wave took 5.200 /
+   5.377 / 5.308 µs against 5.392 / 5.588 / 5.564 for every block (two waves). Before
+   fold_rounds, one wave and two were level on f32 65536x128 (s4a, above). A grid of the fewest
+   row sets a warp that one wave allows, spread evenly (the tuning build of commit a2d6a7e,
+   CR_ROWS_BALANCED=1, since removed; tuning/s7_rb_*, three runs each against the rule) was
+   level on f32 65536x128 (0.938/0.951/0.932 against 0.940/0.917/0.940) and slower on bf16
+   65536x128 (0.790/0.780/0.699 against 0.822/0.786/0.825). */
 #define CR_ROWS_SHORT_MAX_BLOCKS 8192
-#define CR_ROWS_LANES_WAVES 2
-/* ... but one wave when that gives each warp at least CR_ROWS_LANES_ONE_WAVE_SETS sets of rows
-   (launch_axis.cuh, lanes_waves): the warps then loop over their rows in blocks that stay
-   resident. Measured on an H100 once the groups took fold_rounds (tuning/s7_rw_*, one lean
-   tuning build, one and two waves for every lane-group shape, two runs each, roof fractions of
-   the row sums): f32 65536x128 (3.1 sets a warp in one wave) 0.912/0.922 against 0.817/0.843;
-   f32 32768x1024 (6.2) 0.977/0.978 against 0.977/0.976; bf16 32768x1024 (6.2) 0.957/0.954
-   against 0.964/0.959. bf16 65536x128 (1.55 sets a warp) keeps two waves: 0.811/0.893 in one,
-   0.869/0.868 in two. Before fold_rounds, one wave and two were level on f32 65536x128 (s4a,
-   above). A grid of the fewest row sets a warp that one wave allows, spread evenly (the
-   tuning build of commit a2d6a7e, CR_ROWS_BALANCED=1, since removed; tuning/s7_rb_*, three
-   runs each against the rule) was level on
-   f32 65536x128 (0.938/0.951/0.932 against 0.940/0.917/0.940) and slower on bf16 65536x128
-   (0.790/0.780/0.699 against 0.822/0.786/0.825), so the rule stays.
-   The threshold is now one set: one wave whenever the rows need more than one wave of sets.
-   Below one set a warp the grid is every block the rows need, less than a wave, either way; so
-   the threshold only decides shapes of one to two sets a warp, and of the bench's only bf16
-   65536x128 rows (1.55). Timed at the GPU's pace in one process (scripts/rows_waves.cu,
-   logs/rows_waves_s10.txt, three builds), one wave took 5.200 / 5.377 / 5.308 µs against
-   5.392 / 5.588 / 5.564 for every block (two waves), where the bench runs of s7 above, each
-   in its own run, had been too noisy to tell. */
-#define CR_ROWS_LANES_ONE_WAVE_SETS 1
+#define CR_ROWS_LANES_WAVES 1
 
 /* Chunked kernel (long rows, segments): chunks are at least CR_CHUNK_MIN_BYTES, and there are
    at most CR_MAX_CHUNKS of them (larger inputs get larger chunks). */

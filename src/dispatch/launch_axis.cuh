@@ -118,14 +118,6 @@ cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t col
   return launch_status();
 }
 
-// Full waves of the GPU for the lane-group kernel: one when a wave's warps would each get at
-// least CR_ROWS_LANES_ONE_WAVE_SETS sets of rows anyway, else CR_ROWS_LANES_WAVES
-// (axis_tuning.h has the measurements). Only the grid, never the order within a row.
-template <auto KERNEL> uint64_t lanes_waves(uint64_t rows, uint64_t rows_per_warp) {
-  const uint64_t wave_warps = (uint64_t)resident_blocks<CR_AXIS_BLOCK, KERNEL>(CR_CHUNK_GRID) * (CR_AXIS_BLOCK / 32);
-  return div_up(rows, rows_per_warp) >= (uint64_t)CR_ROWS_LANES_ONE_WAVE_SETS * wave_warps ? 1 : CR_ROWS_LANES_WAVES;
-}
-
 // Rows: one vector per lane for short aligned rows, lane groups up to CR_ROWS_LANES_MAX_BYTES,
 // the chunked kernel for longer ones.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP>
@@ -162,8 +154,7 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
 #endif
     const uint64_t group = group_for(CR_ROWS_UNROLL);
     constexpr auto kernel = reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL>;
-    return launch_row_warps<IN, ACC, OP, kernel>(a, rows, cols, ld, group, 32 / group,
-                                                 lanes_waves<kernel>(rows, 32 / group));
+    return launch_row_warps<IN, ACC, OP, kernel>(a, rows, cols, ld, group, 32 / group, CR_ROWS_LANES_WAVES);
   }
   // The same chunk arithmetic as the kernel, for the grid only.
   const uint64_t total = rows * cols, min_chunk = CR_CHUNK_MIN_BYTES / ELEM;
