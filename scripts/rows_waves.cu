@@ -16,8 +16,7 @@
 #include <vector>
 
 #include "../bench/bench_util.cuh"
-#include "dispatch/axis_tuning.h"
-#include "kernels/reduce_rows_lanes.cuh"
+#include "dispatch/launch_axis.cuh"
 #include "micro_common.cuh"
 
 namespace {
@@ -26,7 +25,7 @@ constexpr int BLOCK = CR_AXIS_BLOCK;
 
 template <cureduce_dtype IN> int run_dtype(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, void *in, float *out) {
   using E = cr::storage_t<IN>;
-  constexpr uint64_t rows = 65536, cols = 128, VEC = 16 / sizeof(E);
+  constexpr uint64_t rows = 65536, cols = 128;
   constexpr auto kernel = cr::reduce_rows_lanes<IN, CUREDUCE_F32, CUREDUCE_SUM, BLOCK, CR_ROWS_UNROLL>;
   const uint64_t bytes = rows * cols * sizeof(E);
   bench::fill_random(IN, in, rows * cols, 777, -1.0, 1.0, s);
@@ -48,10 +47,7 @@ template <cureduce_dtype IN> int run_dtype(cudaStream_t s, cudaEvent_t a, cudaEv
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
   float roof = 0.f;
   CK(paced_median_us(s, a, b, 50, 3000000, [&] { bench::launch_read_roofline(in, bytes, s); }, &roof));
-  const uint64_t vectors = cols * sizeof(E) / 16;
-  uint64_t group = 1;
-  while (group < (vectors + CR_ROWS_UNROLL - 1) / CR_ROWS_UNROLL)
-    group *= 2;
+  const uint64_t group = cr::lane_group(cols * sizeof(E) / 16, CR_ROWS_UNROLL); // as launch_rows
   const uint64_t all = rows / (32 / group) / (BLOCK / 32), wave = (uint64_t)per_sm * sms;
   const uint64_t grids[] = {all, wave, 2 * wave};
   const char *names[] = {"every block", "one wave", "two waves"};
@@ -75,7 +71,6 @@ template <cureduce_dtype IN> int run_dtype(cudaStream_t s, cudaEvent_t a, cudaEv
     printf("%-5s 65536x128 regs %3d local %4zu B, %d blocks/SM, grid %5u (%-11s) %7.3f us, roofline %7.3f, roof %.3f, relerr %.1e %s\n",
            IN == CUREDUCE_F32 ? "f32" : "bf16", fa.numRegs, fa.localSizeBytes, per_sm, grid, names[g], us, roof,
            roof / us, worst, ok ? "ok" : "WRONG");
-    (void)VEC;
   }
   return bad;
 }
@@ -87,9 +82,7 @@ int main() {
   CK(cudaGetDeviceProperties(&prop, 0));
   cudaStream_t s;
   cudaEvent_t a, b;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
+  CK(make_paced_clock(&s, &a, &b));
   void *in;
   float *out;
   CK(cudaMalloc(&in, (size_t)32 << 20));

@@ -34,6 +34,15 @@ inline uint64_t pow2_floor(uint64_t x) {
 }
 inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Lanes per row of the lane-group kernel for rows of `vectors` 16-byte vectors, `unroll` of
+// them in flight a lane: about `unroll` vectors a lane, a power of two, at least 2 once the
+// row has 2 vectors (so one load instruction of the group reads whole 32-byte sectors) and at
+// most 32. It fixes the order within a row.
+inline uint64_t lane_group(uint64_t vectors, uint64_t unroll) {
+  const uint64_t g = pow2_ceil(div_up(vectors, unroll));
+  return g < 2 && vectors >= 2 ? 2 : g > 32 ? 32 : g;
+}
+
 // Every row of the matrix starts on a 16-byte boundary and holds whole 16-byte vectors of
 // ELEM-byte elements: the short-row kernel and the column kernel's packs may then load rows as
 // vectors, with no head or tail.
@@ -141,18 +150,14 @@ cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, ui
   }
   if (cols * ELEM <= CR_ROWS_LANES_MAX_BYTES) {
     const uint64_t vectors = div_up(cols * ELEM, 16);
-    const auto group_for = [&](uint64_t unroll) {
-      const uint64_t g = pow2_ceil(div_up(vectors, unroll));
-      return g < 2 && vectors >= 2 ? 2 : g > 32 ? 32 : g;
-    };
 #if CUREDUCE_TUNING_VARIANT == 99 && !CUREDUCE_TUNING_LEAN // vectors in flight per lane from the environment: 4 or 8
     if (cr_tuning_env("CR_ROWS_UNROLL", CR_ROWS_UNROLL) == 8) {
-      const uint64_t group = group_for(8);
+      const uint64_t group = lane_group(vectors, 8);
       return launch_row_warps<IN, ACC, OP, reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, 8>>(
           a, rows, cols, ld, group, 32 / group, CR_ROWS_LANES_WAVES);
     }
 #endif
-    const uint64_t group = group_for(CR_ROWS_UNROLL);
+    const uint64_t group = lane_group(vectors, CR_ROWS_UNROLL);
     constexpr auto kernel = reduce_rows_lanes<IN, ACC, OP, CR_AXIS_BLOCK, CR_ROWS_UNROLL>;
     return launch_row_warps<IN, ACC, OP, kernel>(a, rows, cols, ld, group, 32 / group, CR_ROWS_LANES_WAVES);
   }
