@@ -110,6 +110,15 @@ __global__ void read_16B(const uint4 *__restrict__ in, size_t words, unsigned *s
     *sink = acc.y;
 }
 
+const char *hot_timing_line(bool held) {
+  return held ? "hot timing: batches held until queued (GPU-paced, --held)\n"
+              : "hot timing: batches queued behind one run (host- or GPU-paced, whichever is slower)\n";
+}
+
+std::string unheld_batches_line(int unheld) {
+  return "hot batches the hold let go before they were queued (host-paced): " + std::to_string(unheld) + "\n";
+}
+
 void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream) {
   static unsigned *sink = nullptr;
   static unsigned sms = 0;

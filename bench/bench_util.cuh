@@ -73,6 +73,12 @@ double median(std::vector<double> v);
 // One launch of that kernel over `bytes` (a grid of 8 blocks of 256 threads per SM at most),
 // for tools that time it their own way (scripts/cols_cost.cu).
 void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream);
+// The summary lines of a bench run that say how its hot medians were timed: the timer's mode
+// (held: GPU-paced, else host- or GPU-paced) and, for held timing, how many batches the hold
+// let go before the host had queued them.
+const char *hot_timing_line(bool held);
+std::string unheld_batches_line(int unheld);
+
 double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
                         bool cold, int reps);
 

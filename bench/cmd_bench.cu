@@ -388,8 +388,7 @@ void summarize(const std::string &path, const bench_run &b) {
            b.g.name.c_str(), (int)std::count_if(b.rows.begin(), b.rows.end(), [](const row &x) { return x.impl == "cureduce"; }),
            b.wrong);
   s += line;
-  s += b.o.held ? "hot timing: batches held until queued (GPU-paced, --held)\n"
-                : "hot timing: batches queued behind one run (host- or GPU-paced, whichever is slower)\n";
+  s += hot_timing_line(b.o.held);
   snprintf(line, sizeof line, "target n >= 2^26 at >= 0.97 of the read roofline: %d misses (worst %.3f)\n", big_misses, worst_big);
   s += line + big_list;
   snprintf(line, sizeof line, "target n in 2^14..2^20 at <= 0.5 of CUB's time: %d misses (worst %.2f)\n", mid_misses, worst_mid);
@@ -401,10 +400,8 @@ void summarize(const std::string &path, const bench_run &b) {
   s += line;
   snprintf(line, sizeof line, "target f32 sum error <= CUB's: %d of %d sizes worse\n", err_misses, err_count);
   s += line + err_list;
-  if (b.o.held) {
-    snprintf(line, sizeof line, "hot batches the hold let go before they were queued (host-paced): %d\n", b.unheld);
-    s += line;
-  }
+  if (b.o.held)
+    s += unheld_batches_line(b.unheld);
   fputs(s.c_str(), stdout);
   FILE *f = fopen(path.c_str(), "w");
   if (f) { fputs(s.c_str(), f); fclose(f); }

@@ -201,11 +201,10 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
   fprintf(s, "cureduce bench --rows on %s (hot medians; roof = read roofline time / ours; "
              "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n",
           b.g.name.c_str());
-  fprintf(s, "%s", b.held ? "hot timing: batches held until queued (GPU-paced, --held)\n"
-                          : "hot timing: batches queued behind one run (host- or GPU-paced, whichever is slower)\n");
+  fputs(hot_timing_line(b.held), s);
   if (b.held)
-    fprintf(s, "hot batches the hold let go before they were queued (host-paced): %d\n", b.unheld);
-  fprintf(s, "\n");
+    fputs(unheld_batches_line(b.unheld).c_str(), s);
+  fputs("\n", s);
   fprintf(s, "%-6s %-5s %-22s %-8s %9s %9s %7s %8s\n", "op", "dtype", "shape", "axis", "ours_us", "GB/s", "roof", "xCUB");
   int misses = 0, total = 0;
   for (const result_row &x : b.out_rows) {
