@@ -263,8 +263,7 @@ int main() {
   CK(cudaMalloc(&words, 1024 * 4 * 8));
   CK(cudaMemset(words, 0, 1024 * 4 * 8));
   CK(cudaMalloc(&out, 4));
-  cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  cudaStream_t s; cudaEvent_t a, b; CK(make_paced_clock(&s, &a, &b));
   const unsigned wave = (unsigned)sms * 8;
   const char *names[] = {"roofline", "static", "static_nofin", "poll1", "poll2", "pair", "pair_nofin",
                          "f64acc", "f64acc_nofin", "dyn2", "dyn4", "dyn8", "library", "lib_f16", "lib_f32"};

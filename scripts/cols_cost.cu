@@ -124,9 +124,7 @@ int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   ctx c{};
-  CK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&c.a));
-  CK(cudaEventCreate(&c.b));
+  CK(make_paced_clock(&c.s, &c.a, &c.b));
   CK(cudaMalloc(&c.in, (size_t)512 << 20));
   CK(cudaMalloc(&c.partials, (size_t)64 << 20));
   CK(cudaMalloc(&c.tickets, ((size_t)1 << 20) * sizeof(unsigned))); // a ticket per tile

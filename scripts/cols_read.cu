@@ -3,7 +3,7 @@
 // reduce_cols.cuh's main phase (SUM into f32: tiles of tx threads across the columns, ty = 256
 // / tx threads down the rows, `slices` row slices as gridDim.y, U rows in flight per thread),
 // stopped after one of these stages, against the bench's read roofline over the same bytes:
-//   read             the loads and the folds of the loaded rows only;
+//   read             the loads and the folds of the loaded rows only (see READ below);
 //   +fold,store      then the fold over ty (fold_over_ty) and the slice's partial store;
 //   +ticket          then the tile's ticket, as the library takes it (block_last_arrival, acq_rel),
 //                    with every ticket preset far from its arrival count, so no block folds
@@ -31,7 +31,8 @@ constexpr int BLOCK = CR_COLS_BLOCK;
 
 // What a block does after its loads, added one stage at a time.
 enum stage : int {
-  READ = 0,   // the main phase's loads and folds only (the sink keeps them live)
+  READ = 0,   // the main phase's loads and folds only (the sink tests two of the VEC sums: every
+              // load stays, the compiler may drop the other sums' adds)
   FOLD = 1,   // + the fold over ty and the slice's partial store (ty = 0)
   TICKET = 2, // + the tile's ticket, as the library takes it (acq_rel), preset so none is last
   RELAXED = 3, // FOLD + a relaxed ticket instead
@@ -156,9 +157,7 @@ int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   bufs B{};
-  CK(cudaStreamCreateWithFlags(&B.s, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&B.a));
-  CK(cudaEventCreate(&B.b));
+  CK(make_paced_clock(&B.s, &B.a, &B.b));
   CK(cudaMalloc(&B.in, (size_t)128 << 20));
   CK(cudaMalloc(&B.partials, (size_t)64 << 20));
   CK(cudaMalloc(&B.tickets, 65536 * sizeof(unsigned)));

@@ -1,6 +1,7 @@
-// What the standalone GPU measurements in scripts/ (tail_cost.cu, balance_cost.cu) share: a
-// CUDA check that ends main, the float sum over a block of 256 threads, and the kernel that
-// holds the stream while the host queues a batch, so the batch then runs at the GPU's pace.
+// What the standalone GPU measurements in scripts/ (tail_cost, balance_cost, cols_cost,
+// cols_read, rows_waves) share: a CUDA check that ends main, the float sum over a block of 256
+// threads, the stream and events they time with, and the kernel that holds the stream while
+// the host queues a batch, so the batch then runs at the GPU's pace.
 #pragma once
 
 #include <cstdio>
@@ -26,6 +27,14 @@ __device__ float block_sum(float v) {
     for (int o = 4; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
   __syncthreads();
   return v;
+}
+
+// The non-blocking stream and the two events that paced_median_us times with.
+inline cudaError_t make_paced_clock(cudaStream_t *s, cudaEvent_t *a, cudaEvent_t *b) {
+  cudaError_t e = cudaStreamCreateWithFlags(s, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaEventCreate(a);
+  if (e == cudaSuccess) e = cudaEventCreate(b);
+  return e;
 }
 
 __global__ void spin(long long ns) {

@@ -78,8 +78,7 @@ int main() {
   CK(cudaMalloc(&ticket, 4));
   CK(cudaMemset(ticket, 0, 4));
   CK(cudaMalloc(&out, 4));
-  cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  cudaStream_t s; cudaEvent_t a, b; CK(make_paced_clock(&s, &a, &b));
   unsigned tag = 0;
   const int L = 200;
   auto launch = [&](int f, unsigned G) {
