@@ -4,7 +4,10 @@
 #include "../src/device/dtype_traits.cuh"
 
 #include <algorithm>
+#include <errno.h>
 #include <math.h>
+#include <string.h>
+#include <sys/stat.h>
 
 namespace bench {
 
@@ -20,6 +23,22 @@ gpu_info current_gpu() {
   g.sms = p.multiProcessorCount;
   g.l2_bytes = (size_t)p.l2CacheSize;
   return g;
+}
+
+std::string results_dir(const std::string &out, const gpu_info &g) {
+  return out.empty() ? "cureduce-results/" + g.dir_name : out;
+}
+
+int make_dirs(const std::string &dir) {
+  for (size_t at = dir.find('/', 1);; at = dir.find('/', at + 1)) {
+    const std::string part = at == std::string::npos ? dir : dir.substr(0, at);
+    struct stat st;
+    if (stat(part.c_str(), &st) != 0 && mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
+      fprintf(stderr, "cureduce-bench: cannot create %s: %s\n", part.c_str(), strerror(errno));
+      return 1;
+    }
+    if (at == std::string::npos) return 0;
+  }
 }
 
 timer::timer(cudaStream_t stream, size_t l2_bytes, bool held_timing)

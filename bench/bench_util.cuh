@@ -1,6 +1,6 @@
 // Measurement helpers shared by the ladder and the benchmarks: checked CUDA calls, event
 // timing (hot and cold-L2 medians), the read roofline, GPU-side random data and the GPU's name.
-// Layer: CLI and bench.
+// Layer: the benchmark tool.
 #pragma once
 
 #include "cureduce.h"
@@ -21,7 +21,7 @@ namespace bench {
   do {                                                                                          \
     const cudaError_t e_ = (call);                                                              \
     if (e_ != cudaSuccess) {                                                                    \
-      fprintf(stderr, "cureduce: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__,          \
+      fprintf(stderr, "cureduce-bench: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__,          \
               cudaGetErrorString(e_));                                                          \
       exit(1);                                                                                  \
     }                                                                                           \
@@ -29,13 +29,19 @@ namespace bench {
 
 struct gpu_info {
   std::string name;     // as the driver names it, e.g. "NVIDIA H200"
-  std::string dir_name; // the same with spaces as underscores, for bench/results/<gpu>/
+  std::string dir_name; // the same with spaces as underscores, for the results folder
   int sms = 0;
   size_t l2_bytes = 0;
 };
 
 // The current device; exits with a message when there is none (callers check first).
 gpu_info current_gpu();
+
+// The folder results go to: `out` when the user named one, else ./cureduce-results/<gpu>.
+std::string results_dir(const std::string &out, const gpu_info &g);
+
+// mkdir -p; returns 0, or prints why not and returns 1.
+int make_dirs(const std::string &dir);
 
 // Times a callable that enqueues work on `stream`.
 class timer {

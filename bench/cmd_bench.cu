@@ -1,8 +1,8 @@
-// `cureduce bench`: the full-array reductions against the read roofline and CUB, over n, for
+// `cureduce-bench`: the full-array reductions against the read roofline and CUB, over n, for
 // every (dtype, op, accumulator). Every result is validated against the CPU reference before
-// it is timed. Layer: CLI and bench.
-#include "../cli/args.h"
-#include "../cli/commands.h"
+// it is timed. Layer: the benchmark tool.
+#include "args.h"
+#include "bench_commands.h"
 #include "bench_util.cuh"
 #include "cub_reference.cuh"
 #include "plot.h"
@@ -12,7 +12,6 @@
 #include <math.h>
 #include <string.h>
 #include <string>
-#include <sys/stat.h>
 #include <thread>
 #include <vector>
 
@@ -22,7 +21,7 @@ using namespace bench;
 
 void bench_usage(FILE *to) {
   fprintf(to,
-          "usage: %s bench [--quick] [--held] [--out DIR] [--dtype LIST] [--op LIST] [--max-n N]\n"
+          "usage: %s [--quick] [--held] [--out DIR] [--dtype LIST] [--op LIST] [--max-n N]\n"
           "\n"
           "Sweep n = 2^10, 2^12, ... 2^30 for every (dtype, op, accumulator): validate each result\n"
           "against the CPU reference (the exact sum for sums), then time hot and cold-L2 medians,\n"
@@ -32,12 +31,12 @@ void bench_usage(FILE *to) {
           "  --quick       7 sizes instead of 11, default accumulators only\n"
           "  --held        hot batches wait until the host has queued them: GPU time alone,\n"
           "                without the host's launch cost (writes bench_held*, not bench*)\n"
-          "  --out DIR     output folder (default bench/results/<gpu>)\n"
+          "  --out DIR     output folder (default ./cureduce-results/<gpu>)\n"
           "  --dtype LIST  comma-separated dtypes (default: all)\n"
           "  --op LIST     comma-separated ops (default: all)\n"
           "  --max-n N     largest n (default 2^30)\n"
           "\n"
-          "%s bench --rows [--held] [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|mix] [--axis 0|1]\n"
+          "%s --rows [--held] [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|mix] [--axis 0|1]\n"
           "\n"
           "Rows, columns and segments instead: the shapes 4096x4096, 32768x1024, 1024x65536,\n"
           "65536x128, 1048576x32, 8x16777216, 16384x8192 along both axes and a variable-segment\n"
@@ -45,7 +44,7 @@ void bench_usage(FILE *to) {
           "DeviceSegmentedReduce. Writes DIR/bench_rows.csv and bench_rows_summary.txt\n"
           "(with --held, as above: bench_rows_held.csv and bench_rows_held_summary.txt).\n"
           "--shape and --axis run one of those shapes, or one axis, only (to profile it).\n",
-          CLI_NAME, CLI_NAME);
+          BENCH_NAME, BENCH_NAME);
 }
 
 struct options {
@@ -80,7 +79,7 @@ int parse(int argc, char **argv, options &o) {
       o.out = v;
     } else if ((r = arg_value(argc, argv, &i, "--max-n", &v))) {
       if (r < 0 || parse_u64("--max-n", v, &o.max_n)) return 2;
-      if (o.max_n < 1024) { fprintf(stderr, "%s bench: --max-n must be at least 1024\n", CLI_NAME); return 2; }
+      if (o.max_n < 1024) { fprintf(stderr, "%s: --max-n must be at least 1024\n", BENCH_NAME); return 2; }
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
       if (r < 0) return 2;
       for (auto &name : split(v)) {
@@ -96,7 +95,7 @@ int parse(int argc, char **argv, options &o) {
         o.ops.push_back(op);
       }
     } else {
-      fprintf(stderr, "%s bench: unknown argument '%s' (see --help)\n", CLI_NAME, argv[i]);
+      fprintf(stderr, "%s: unknown argument '%s' (see --help)\n", BENCH_NAME, argv[i]);
       return 2;
     }
   }
@@ -305,12 +304,12 @@ struct bench_run {
 };
 
 std::string dir_of(const options &o, const gpu_info &g) {
-  return o.out.empty() ? "bench/results/" + g.dir_name : o.out;
+  return results_dir(o.out, g);
 }
 
 void write_csv(const std::string &path, const bench_run &b) {
   FILE *f = fopen(path.c_str(), "w");
-  if (!f) { fprintf(stderr, "%s bench: cannot write %s\n", CLI_NAME, path.c_str()); exit(1); }
+  if (!f) { fprintf(stderr, "%s: cannot write %s\n", BENCH_NAME, path.c_str()); exit(1); }
   fprintf(f, "gpu,impl,dtype,acc,op,n,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,roof_hot_us,bitwise_stable\n");
   for (const row &x : b.rows) {
     const double bytes = (double)x.n * cureduce_dtype_size(x.dtype);
@@ -384,7 +383,7 @@ void summarize(const std::string &path, const bench_run &b) {
             err_list += line;
           }
         }
-  snprintf(line, sizeof line, "cureduce bench on %s: %d (dtype, op, acc, n) results validated, %d wrong\n",
+  snprintf(line, sizeof line, "cureduce-bench on %s: %d (dtype, op, acc, n) results validated, %d wrong\n",
            b.g.name.c_str(), (int)std::count_if(b.rows.begin(), b.rows.end(), [](const row &x) { return x.impl == "cureduce"; }),
            b.wrong);
   s += line;
@@ -409,8 +408,6 @@ void summarize(const std::string &path, const bench_run &b) {
 
 } // namespace
 
-extern "C" int cmd_bench_rows(int argc, char **argv); // cmd_bench_rows.cu
-
 extern "C" int cmd_bench(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -424,20 +421,20 @@ extern "C" int cmd_bench(int argc, char **argv) {
   if (int rc = parse(argc, argv, o)) return rc;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    fprintf(stderr, "%s bench: no CUDA GPU found: the benchmark measures GPU kernels and needs one\n", CLI_NAME);
+    fprintf(stderr, "%s: no CUDA GPU found: the benchmark measures GPU kernels and needs one\n", BENCH_NAME);
     return 1;
   }
   bench_run b(o, current_gpu());
   BENCH_CUDA(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
   BENCH_CUDA(cudaMalloc(&b.d_out, 16));
-  if (cureduce_create(&b.h) != CUREDUCE_SUCCESS) { fprintf(stderr, "%s bench: cureduce_create failed\n", CLI_NAME); return 1; }
+  if (cureduce_create(&b.h) != CUREDUCE_SUCCESS) { fprintf(stderr, "%s: cureduce_create failed\n", BENCH_NAME); return 1; }
   const auto sizes = sweep_sizes(o);
   for (cureduce_dtype d : o.dtypes)
     for (cureduce_op op : o.ops) b.total += (int)(accs_for(d, op, o.quick).size() * sizes.size());
   for (cureduce_dtype d : o.dtypes) b.run_dtype(d, sizes);
   fprintf(stderr, "\n");
   const std::string dir = dir_of(o, b.g);
-  mkdir("bench", 0755), mkdir("bench/results", 0755), mkdir(dir.c_str(), 0755);
+  if (make_dirs(dir)) return 1;
   const std::string stem = dir + (o.quick ? "/bench_quick" : "/bench") + (o.held ? "_held" : "");
   write_csv(stem + ".csv", b);
   summarize(stem + "_summary.txt", b);

@@ -1,8 +1,9 @@
-// `cureduce bench --rows`: row, column and segment reductions on the shapes of issue #5, along
+// `cureduce-bench --rows`: row, column and segment reductions on the shapes of issue #5, along
 // both axes, against the read roofline and CUB's DeviceSegmentedReduce measured in the same
 // run. Every result is validated against the CPU reference before it is timed.
-// Layer: CLI and bench.
-#include "../cli/args.h"
+// Layer: the benchmark tool.
+#include "args.h"
+#include "bench_commands.h"
 #include "bench_util.cuh"
 #include "cub_segmented.cuh"
 #include "rows_shapes.h"
@@ -11,7 +12,6 @@
 #include <math.h>
 #include <string.h>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 namespace {
@@ -194,11 +194,11 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
   FILE *f = fopen(csv.c_str(), "w");
   FILE *s = fopen(txt.c_str(), "w");
   if (!f || !s) {
-    fprintf(stderr, "%s bench: cannot write %s\n", CLI_NAME, dir.c_str());
+    fprintf(stderr, "%s: cannot write %s\n", BENCH_NAME, dir.c_str());
     exit(1);
   }
   fprintf(f, "gpu,impl,dtype,acc,op,rows,cols,axis,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,roof_hot_us,bitwise_stable\n");
-  fprintf(s, "cureduce bench --rows on %s (hot medians; roof = read roofline time / ours; "
+  fprintf(s, "cureduce-bench --rows on %s (hot medians; roof = read roofline time / ours; "
              "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n",
           b.g.name.c_str());
   fputs(hot_timing_line(b.held), s);
@@ -288,7 +288,7 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
       for (const rows_shape &s : ROWS_SHAPES)
         known = known || only_shape == shape_name(s);
       if (!known) {
-        fprintf(stderr, "%s bench --rows: --shape '%s' is not one of the benchmark's shapes (", CLI_NAME, v);
+        fprintf(stderr, "%s bench --rows: --shape '%s' is not one of the benchmark's shapes (", BENCH_NAME, v);
         for (const rows_shape &s : ROWS_SHAPES)
           fprintf(stderr, "%s%s", &s == ROWS_SHAPES ? "" : ", ", shape_name(s).c_str());
         fprintf(stderr, ")\n");
@@ -297,12 +297,12 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
     } else if ((r = arg_value(argc, argv, &i, "--axis", &v))) {
       if (r < 0) return 2;
       if (strcmp(v, "0") && strcmp(v, "1")) {
-        fprintf(stderr, "%s bench --rows: --axis must be 0 (columns) or 1 (rows), not '%s'\n", CLI_NAME, v);
+        fprintf(stderr, "%s bench --rows: --axis must be 0 (columns) or 1 (rows), not '%s'\n", BENCH_NAME, v);
         return 2;
       }
       only_axis = v[0] - '0';
     } else {
-      fprintf(stderr, "%s bench --rows: unknown argument '%s' (see --help)\n", CLI_NAME, argv[i]);
+      fprintf(stderr, "%s bench --rows: unknown argument '%s' (see --help)\n", BENCH_NAME, argv[i]);
       return 2;
     }
   }
@@ -311,12 +311,12 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
   for (cureduce_dtype d : dtypes)
     for (cureduce_op op : ops)
       if (op == CUREDUCE_SUM && d != CUREDUCE_F32 && d != CUREDUCE_BF16) {
-        fprintf(stderr, "%s bench --rows: sums are validated for f32 and bf16 only\n", CLI_NAME);
+        fprintf(stderr, "%s bench --rows: sums are validated for f32 and bf16 only\n", BENCH_NAME);
         return 2;
       }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    fprintf(stderr, "%s bench: no CUDA GPU found: the benchmark measures GPU kernels and needs one\n", CLI_NAME);
+    fprintf(stderr, "%s: no CUDA GPU found: the benchmark measures GPU kernels and needs one\n", BENCH_NAME);
     return 1;
   }
   rows_bench b;
@@ -324,7 +324,7 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
   b.g = current_gpu();
   BENCH_CUDA(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
   if (cureduce_create(&b.h) != CUREDUCE_SUCCESS) {
-    fprintf(stderr, "%s bench: cureduce_create failed\n", CLI_NAME);
+    fprintf(stderr, "%s: cureduce_create failed\n", BENCH_NAME);
     return 1;
   }
   const std::vector<int64_t> off = segment_mix(1ull << 26);
@@ -353,8 +353,8 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
     }
   }
   fprintf(stderr, "\n");
-  const std::string dir = out.empty() ? "bench/results/" + b.g.dir_name : out;
-  mkdir("bench", 0755), mkdir("bench/results", 0755), mkdir(dir.c_str(), 0755);
+  const std::string dir = results_dir(out, b.g);
+  if (make_dirs(dir)) return 1;
   write_outputs(dir, b);
   cureduce_destroy(b.h);
   return b.wrong ? 1 : 0;

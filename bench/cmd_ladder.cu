@@ -1,7 +1,7 @@
-// `cureduce ladder`: validate, then time, every rung of the teaching ladder on one array, with
-// the read roofline and CUB measured in the same run; or sweep n (--shmoo). Layer: CLI and bench.
-#include "../cli/args.h"
-#include "../cli/commands.h"
+// `cureduce-bench ladder`: validate, then time, every rung of the teaching ladder on one array, with
+// the read roofline and CUB measured in the same run; or sweep n (--shmoo). Layer: the benchmark tool.
+#include "args.h"
+#include "bench_commands.h"
 #include "../ladder/ladder.h"
 #include "bench_util.cuh"
 #include "cub_reference.cuh"
@@ -33,7 +33,7 @@ void ladder_usage(FILE *to) {
           "  --plot FILE  write a bar chart (PNG; needs python3 with matplotlib)\n"
           "  --shmoo      sweep n = 2^10, 2^12, ... 2^28 instead; --csv/--plot get the sweep\n"
           "  --seed S     data seed (default 1)\n",
-          CLI_NAME);
+          BENCH_NAME);
 }
 
 struct options {
@@ -52,19 +52,19 @@ int parse(int argc, char **argv, options &o) {
       o.shmoo = true;
     } else if ((r = arg_value(argc, argv, &i, "--n", &v))) {
       if (r < 0 || parse_u64("--n", v, &o.n)) return 2;
-      if (o.n == 0) { fprintf(stderr, "%s ladder: --n must be at least 1\n", CLI_NAME); return 2; }
+      if (o.n == 0) { fprintf(stderr, "%s ladder: --n must be at least 1\n", BENCH_NAME); return 2; }
     } else if ((r = arg_value(argc, argv, &i, "--seed", &v))) {
       if (r < 0 || parse_u64("--seed", v, &o.seed)) return 2;
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
       if (r < 0 || parse_dtype("--dtype", v, &o.dtype)) return 2;
       if (o.dtype != CUREDUCE_F32 && o.dtype != CUREDUCE_I32) {
-        fprintf(stderr, "%s ladder: --dtype must be f32 or i32, got '%s'\n", CLI_NAME, v);
+        fprintf(stderr, "%s ladder: --dtype must be f32 or i32, got '%s'\n", BENCH_NAME, v);
         return 2;
       }
     } else if ((r = arg_value(argc, argv, &i, "--op", &v))) {
       if (r < 0 || parse_op("--op", v, &o.op)) return 2;
       if (o.op != CUREDUCE_SUM && o.op != CUREDUCE_MIN && o.op != CUREDUCE_MAX) {
-        fprintf(stderr, "%s ladder: --op must be sum, min or max, got '%s'\n", CLI_NAME, v);
+        fprintf(stderr, "%s ladder: --op must be sum, min or max, got '%s'\n", BENCH_NAME, v);
         return 2;
       }
     } else if ((r = arg_value(argc, argv, &i, "--csv", &v))) {
@@ -74,7 +74,7 @@ int parse(int argc, char **argv, options &o) {
       if (r < 0) return 2;
       o.plot = v;
     } else {
-      fprintf(stderr, "%s ladder: unknown argument '%s' (see --help)\n", CLI_NAME, argv[i]);
+      fprintf(stderr, "%s ladder: unknown argument '%s' (see --help)\n", BENCH_NAME, argv[i]);
       return 2;
     }
   }
@@ -230,7 +230,7 @@ int run_table(const options &o, const gpu_info &g) {
   printf("%-5s %-26s %10s %10s %8s %7s %9s %9s %6s\n", "rung", "name", "hot_us", "cold_us", "GB/s",
          "roof", "vs_first", "vs_prev", "stable");
   FILE *csv = o.csv ? fopen(o.csv, "w") : nullptr;
-  if (o.csv && !csv) { fprintf(stderr, "%s ladder: cannot write %s\n", CLI_NAME, o.csv); return 1; }
+  if (o.csv && !csv) { fprintf(stderr, "%s ladder: cannot write %s\n", BENCH_NAME, o.csv); return 1; }
   if (csv) fprintf(csv, "gpu,rung,name,dtype,op,n,hot_us,cold_us,gbps,roof_fraction,speedup_vs_first,speedup_vs_prev,bitwise_stable\n");
   double first = 0, prev = 0;
   for (const row &x : rows) {
@@ -257,7 +257,7 @@ int run_table(const options &o, const gpu_info &g) {
 
 int run_shmoo(const options &o, const gpu_info &g) {
   FILE *csv = o.csv ? fopen(o.csv, "w") : nullptr;
-  if (o.csv && !csv) { fprintf(stderr, "%s ladder: cannot write %s\n", CLI_NAME, o.csv); return 1; }
+  if (o.csv && !csv) { fprintf(stderr, "%s ladder: cannot write %s\n", BENCH_NAME, o.csv); return 1; }
   if (csv) fprintf(csv, "gpu,rung,name,dtype,op,n,hot_us,cold_us,gbps,roof_fraction,speedup_vs_first,bitwise_stable\n");
   int wrong = 0;
   printf("ladder shmoo: %s, %s %s; GB/s (hot)\n%-26s", g.name.c_str(), cureduce_op_name(o.op),
@@ -330,12 +330,12 @@ extern "C" int cmd_ladder(int argc, char **argv) {
   options o;
   if (int rc = parse(argc, argv, o)) return rc;
   if (o.plot && !o.csv) {
-    fprintf(stderr, "%s ladder: --plot draws from the CSV: give --csv FILE too\n", CLI_NAME);
+    fprintf(stderr, "%s ladder: --plot draws from the CSV: give --csv FILE too\n", BENCH_NAME);
     return 2;
   }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    fprintf(stderr, "%s ladder: no CUDA GPU found: the ladder measures GPU kernels and needs one\n", CLI_NAME);
+    fprintf(stderr, "%s ladder: no CUDA GPU found: the ladder measures GPU kernels and needs one\n", BENCH_NAME);
     return 1;
   }
   const gpu_info g = current_gpu();

@@ -1,5 +1,5 @@
 // NVIDIA CUB's DeviceReduce on the same data, for comparison in the ladder and the benchmark.
-// CUB is linked into the bench only, never into libcureduce. Layer: CLI and bench.
+// CUB is linked into the bench only, never into libcureduce. Layer: the benchmark tool.
 #pragma once
 
 #include "cureduce.h"

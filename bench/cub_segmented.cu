@@ -1,6 +1,6 @@
-// CUB's DeviceSegmentedReduce::Sum on the shapes of `cureduce bench --rows`: rows (segments
+// CUB's DeviceSegmentedReduce::Sum on the shapes of `cureduce-bench --rows`: rows (segments
 // begin at r * ld), columns (a strided view: segment j is column j, read through a transform
-// iterator) and offset-given segments, f32 or bf16 input summed in f32. Layer: CLI and bench.
+// iterator) and offset-given segments, f32 or bf16 input summed in f32. Layer: the benchmark tool.
 #include "bench_util.cuh"
 #include "cub_segmented.cuh"
 

@@ -1,4 +1,4 @@
-// CUB's DeviceSegmentedReduce on the shapes of `cureduce bench --rows`. Layer: CLI and bench.
+// CUB's DeviceSegmentedReduce on the shapes of `cureduce-bench --rows`. Layer: the benchmark tool.
 #pragma once
 
 #include "cub_reference.cuh"

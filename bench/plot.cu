@@ -1,22 +1,34 @@
-// Charts through bench/plot.py. See plot.h.
+// Charts through plot.py, which the build embeds in the tool (plot_script.cpp, generated), so
+// they work wherever cureduce-bench is installed or run. See plot.h.
 #include "plot.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string>
 
-#ifndef CUREDUCE_SOURCE_DIR
-#define CUREDUCE_SOURCE_DIR "."
-#endif
+extern const char CUREDUCE_PLOT_PY[]; // plot_script.cpp: bench/plot.py as a string
+
+namespace {
+
+// One argument for /bin/sh, single-quoted ('\'' for each quote inside).
+std::string shell_quoted(const char *s) {
+  std::string q = "'";
+  for (; *s; ++s) q += *s == '\'' ? std::string("'\\''") : std::string(1, *s);
+  return q + "'";
+}
+
+} // namespace
 
 int plot_csv(const char *kind, const char *csv, const char *png) {
-  const char *script_env = getenv("CUREDUCE_PLOT_SCRIPT");
-  const std::string script = script_env ? script_env : std::string(CUREDUCE_SOURCE_DIR) + "/bench/plot.py";
-  const std::string cmd = "python3 '" + script + "' " + kind + " '" + csv + "' '" + png + "'";
-  const int rc = system(cmd.c_str());
+  const std::string cmd =
+      std::string("python3 - ") + kind + " " + shell_quoted(csv) + " " + shell_quoted(png);
+  FILE *py = popen(cmd.c_str(), "w");
+  int rc = -1;
+  if (py) {
+    fputs(CUREDUCE_PLOT_PY, py);
+    rc = pclose(py);
+  }
   if (rc != 0) {
-    fprintf(stderr, "cureduce: could not draw %s (needs python3 with matplotlib; %s exited %d)\n", png,
-            script.c_str(), rc);
+    fprintf(stderr, "cureduce-bench: could not draw %s (charts need python3 with matplotlib)\n", png);
     return 1;
   }
   return 0;

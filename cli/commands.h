@@ -8,8 +8,6 @@ extern "C" {
 
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
-int cmd_ladder(int argc, char **argv); /* bench/cmd_ladder.cu */
-int cmd_bench(int argc, char **argv);  /* bench/cmd_bench.cu */
 
 #ifdef __cplusplus
 }

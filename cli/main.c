@@ -9,15 +9,15 @@ static void usage(FILE *to) {
   fprintf(to,
           "usage: %s <command> [options]\n"
           "\n"
-          "GPU reductions (sum, min, max) with a CPU reference.\n"
+          "GPU reductions (sum, min, max, absmax, sumsq, mean, argmin, argmax) of every dtype,\n"
+          "with a CPU reference and fallback.\n"
           "\n"
           "commands:\n"
           "  info     list the CUDA GPUs found\n"
           "  run      reduce one array (.npy file or generated) and print the result\n"
-          "  ladder   validate and time every rung of the teaching ladder (GPU)\n"
-          "  bench    validate and time the reductions against the roofline and CUB (GPU)\n"
           "\n"
-          "'%s <command> --help' describes a command. Version %d.%d.%d.\n",
+          "'%s <command> --help' describes a command. The benchmarks and the teaching ladder are\n"
+          "a separate tool, cureduce-bench. Version %d.%d.%d.\n",
           CLI_NAME, CLI_NAME, CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR,
           CUREDUCE_VERSION_PATCH);
 }
@@ -41,10 +41,6 @@ int main(int argc, char **argv) {
     return cmd_info(argc - 1, argv + 1);
   if (!strcmp(cmd, "run"))
     return cmd_run(argc - 1, argv + 1);
-  if (!strcmp(cmd, "ladder"))
-    return cmd_ladder(argc - 1, argv + 1);
-  if (!strcmp(cmd, "bench"))
-    return cmd_bench(argc - 1, argv + 1);
   fprintf(stderr, "%s: unknown command '%s'\n\n", CLI_NAME, cmd);
   usage(stderr);
   return 2;

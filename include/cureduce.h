@@ -36,27 +36,35 @@
 extern "C" {
 #endif
 
+/* Marks the public functions: the shared library is built with every other symbol hidden, so
+   it exports these and nothing else. Consumers need not define anything. */
+#if defined(CUREDUCE_BUILDING) && defined(__GNUC__)
+#define CUREDUCE_API __attribute__((visibility("default")))
+#else
+#define CUREDUCE_API
+#endif
+
 #define CUREDUCE_VERSION_MAJOR 0
 #define CUREDUCE_VERSION_MINOR 1
 #define CUREDUCE_VERSION_PATCH 0
 /* One integer that grows with every release: 10000 * major + 100 * minor + patch. */
-#define CUREDUCE_VERSION                                                                        \
+#define CUREDUCE_VERSION                                                                                     \
   (CUREDUCE_VERSION_MAJOR * 10000 + CUREDUCE_VERSION_MINOR * 100 + CUREDUCE_VERSION_PATCH)
 
 /* Status codes. The values are fixed and will not change between releases. */
 typedef enum cureduce_status {
   CUREDUCE_SUCCESS = 0,
-  CUREDUCE_EMPTY = 1,                  /* MIN/MAX of zero elements: output left untouched */
-  CUREDUCE_ERROR_NULL_POINTER = 2,     /* a required pointer argument is NULL */
-  CUREDUCE_ERROR_INVALID_DTYPE = 3,    /* a dtype value outside the enum */
-  CUREDUCE_ERROR_INVALID_OP = 4,       /* an op value outside the enum */
-  CUREDUCE_ERROR_UNSUPPORTED = 5,      /* a valid (op, dtype, accumulator) not offered */
-  CUREDUCE_ERROR_HOST_POINTER = 6,     /* host memory passed where device memory is required */
-  CUREDUCE_ERROR_NO_DEVICE = 7,        /* no CUDA device, or no usable driver */
-  CUREDUCE_ERROR_CUDA = 8,             /* a CUDA runtime call failed (kernel launch included) */
-  CUREDUCE_ERROR_OUT_OF_MEMORY = 9,    /* a device or host allocation failed */
-  CUREDUCE_ERROR_INVALID_HANDLE = 10,  /* NULL or destroyed handle */
-  CUREDUCE_ERROR_INVALID_VALUE = 11    /* another argument out of range */
+  CUREDUCE_EMPTY = 1,                 /* MIN/MAX of zero elements: output left untouched */
+  CUREDUCE_ERROR_NULL_POINTER = 2,    /* a required pointer argument is NULL */
+  CUREDUCE_ERROR_INVALID_DTYPE = 3,   /* a dtype value outside the enum */
+  CUREDUCE_ERROR_INVALID_OP = 4,      /* an op value outside the enum */
+  CUREDUCE_ERROR_UNSUPPORTED = 5,     /* a valid (op, dtype, accumulator) not offered */
+  CUREDUCE_ERROR_HOST_POINTER = 6,    /* host memory passed where device memory is required */
+  CUREDUCE_ERROR_NO_DEVICE = 7,       /* no CUDA device, or no usable driver */
+  CUREDUCE_ERROR_CUDA = 8,            /* a CUDA runtime call failed (kernel launch included) */
+  CUREDUCE_ERROR_OUT_OF_MEMORY = 9,   /* a device or host allocation failed */
+  CUREDUCE_ERROR_INVALID_HANDLE = 10, /* NULL or destroyed handle */
+  CUREDUCE_ERROR_INVALID_VALUE = 11   /* another argument out of range */
 } cureduce_status;
 
 /* Element types. The values are fixed; new types get new values at the end. */
@@ -71,7 +79,7 @@ typedef enum cureduce_dtype {
   CUREDUCE_I32 = 7,
   CUREDUCE_I64 = 8,
   CUREDUCE_DTYPE_COUNT = 9, /* not a dtype: the number of dtypes */
-  CUREDUCE_ACC_DEFAULT = -1  /* as an accumulator: the input dtype's default accumulator */
+  CUREDUCE_ACC_DEFAULT = -1 /* as an accumulator: the input dtype's default accumulator */
 } cureduce_dtype;
 
 /* Reduction operations. The values are fixed; new ops get new values at the end. */
@@ -79,12 +87,12 @@ typedef enum cureduce_op {
   CUREDUCE_SUM = 0,
   CUREDUCE_MIN = 1,
   CUREDUCE_MAX = 2,
-  CUREDUCE_ABSMAX = 3, /* max |x| (fp8 scaling); NaN propagates; |INT64_MIN| wraps to itself */
-  CUREDUCE_SUMSQ = 4,  /* sum of x*x, each square rounded in the accumulator (norms) */
-  CUREDUCE_ARGMIN = 5, /* index of the first minimum, written as int64_t; a NaN wins, and the
-                          first NaN's index is returned */
-  CUREDUCE_ARGMAX = 6, /* index of the first maximum, written as int64_t; NaN as for ARGMIN */
-  CUREDUCE_MEAN = 7,   /* sum / n, the division rounded once in the accumulator */
+  CUREDUCE_ABSMAX = 3,  /* max |x| (fp8 scaling); NaN propagates; |INT64_MIN| wraps to itself */
+  CUREDUCE_SUMSQ = 4,   /* sum of x*x, each square rounded in the accumulator (norms) */
+  CUREDUCE_ARGMIN = 5,  /* index of the first minimum, written as int64_t; a NaN wins, and the
+                           first NaN's index is returned */
+  CUREDUCE_ARGMAX = 6,  /* index of the first maximum, written as int64_t; NaN as for ARGMIN */
+  CUREDUCE_MEAN = 7,    /* sum / n, the division rounded once in the accumulator */
   CUREDUCE_OP_COUNT = 8 /* not an op: the number of ops */
 } cureduce_op;
 
@@ -94,59 +102,59 @@ typedef struct cureduce_handle_s *cureduce_handle;
 /* --- Library information ---------------------------------------------------------------- */
 
 /* The library's CUREDUCE_VERSION, which may differ from the header's when linked dynamically. */
-int cureduce_version(void);
+CUREDUCE_API int cureduce_version(void);
 
 /* A constant sentence describing the status; never NULL, also for unknown values. */
-const char *cureduce_status_string(cureduce_status status);
+CUREDUCE_API const char *cureduce_status_string(cureduce_status status);
 
 /* A constant short name ("f32", "bf16", ...) or NULL when dtype is not a cureduce_dtype. */
-const char *cureduce_dtype_name(cureduce_dtype dtype);
+CUREDUCE_API const char *cureduce_dtype_name(cureduce_dtype dtype);
 
 /* A constant short name ("sum", "min", "argmax", ...) or NULL when op is not a cureduce_op. */
-const char *cureduce_op_name(cureduce_op op);
+CUREDUCE_API const char *cureduce_op_name(cureduce_op op);
 
 /* Size in bytes of one element of dtype, or 0 when dtype is not a cureduce_dtype. */
-size_t cureduce_dtype_size(cureduce_dtype dtype);
+CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
 
 /* The value of one element of dtype at value (host memory), exactly as a double; integers
    beyond 2^53 in magnitude are rounded. */
-cureduce_status cureduce_to_double(cureduce_dtype dtype, const void *value, double *out);
+CUREDUCE_API cureduce_status cureduce_to_double(cureduce_dtype dtype, const void *value, double *out);
 
 /* x rounded to nearest even into one element of dtype at value (host memory). Narrow floats
    round through f32 (fp8 saturates to its largest finite value); integers truncate toward zero
    and saturate; NaN into an integer is INVALID_VALUE. */
-cureduce_status cureduce_from_double(cureduce_dtype dtype, double x, void *value);
+CUREDUCE_API cureduce_status cureduce_from_double(cureduce_dtype dtype, double x, void *value);
 
 /* Parse a dtype name as cureduce_dtype_name() prints it; INVALID_DTYPE when unknown. */
-cureduce_status cureduce_dtype_from_name(const char *name, cureduce_dtype *dtype);
+CUREDUCE_API cureduce_status cureduce_dtype_from_name(const char *name, cureduce_dtype *dtype);
 
 /* Parse an op name as cureduce_op_name() prints it; INVALID_OP when unknown. */
-cureduce_status cureduce_op_from_name(const char *name, cureduce_op *op);
+CUREDUCE_API cureduce_status cureduce_op_from_name(const char *name, cureduce_op *op);
 
 /* The default accumulator of in_dtype written to *acc; INVALID_DTYPE when unknown. */
-cureduce_status cureduce_default_acc(cureduce_dtype in_dtype, cureduce_dtype *acc);
+CUREDUCE_API cureduce_status cureduce_default_acc(cureduce_dtype in_dtype, cureduce_dtype *acc);
 
 /* The accumulator op uses for in_dtype when given acc_dtype (which may be DEFAULT): *acc is
    acc_dtype itself, or the default for (op, in_dtype). Any status cureduce_supported gives. */
-cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype,
-                                     cureduce_dtype acc_dtype, cureduce_dtype *acc);
+CUREDUCE_API cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype,
+                                                  cureduce_dtype acc_dtype, cureduce_dtype *acc);
 
 /* Size in bytes of the result op writes with accumulator acc_dtype (8 for ARGMIN/ARGMAX). */
-size_t cureduce_result_size(cureduce_op op, cureduce_dtype acc_dtype);
+CUREDUCE_API size_t cureduce_result_size(cureduce_op op, cureduce_dtype acc_dtype);
 
 /* SUCCESS when (op, in_dtype, acc_dtype) is offered, else the status a reduce would return.
    acc_dtype may be CUREDUCE_ACC_DEFAULT. */
-cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
-                                   cureduce_dtype acc_dtype);
+CUREDUCE_API cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
+                                                cureduce_dtype acc_dtype);
 
 /* --- GPU reductions ------------------------------------------------------------------------ */
 
 /* Create a handle on the current CUDA device and allocate its workspace there.
    NO_DEVICE when there is no usable GPU; *handle is NULL on failure. */
-cureduce_status cureduce_create(cureduce_handle *handle);
+CUREDUCE_API cureduce_status cureduce_create(cureduce_handle *handle);
 
 /* Free the handle and its workspace (synchronizes the device first). NULL is a no-op. */
-cureduce_status cureduce_destroy(cureduce_handle handle);
+CUREDUCE_API cureduce_status cureduce_destroy(cureduce_handle handle);
 
 /* Reduce n elements of in_dtype at device pointer d_in with op, accumulating in acc_dtype, and
    write one acc_dtype value to device pointer d_out. Asynchronous on stream (0 = legacy default
@@ -154,15 +162,15 @@ cureduce_status cureduce_destroy(cureduce_handle handle);
    One handle serves one stream at a time: calls on different streams need different handles.
    d_in may have any alignment of its element size. Errors are returned before anything is
    launched; a failed launch returns CUDA. */
-cureduce_status cureduce_reduce(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
-                                const void *d_in, uint64_t n, cureduce_dtype acc_dtype,
-                                void *d_out, void *stream);
+CUREDUCE_API cureduce_status cureduce_reduce(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                             const void *d_in, uint64_t n, cureduce_dtype acc_dtype,
+                                             void *d_out, void *stream);
 
 /* As cureduce_reduce, then wait for stream and copy the result to host memory h_out
    (cureduce_result_size bytes). Convenience only: it synchronizes the stream. */
-cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
-                                        cureduce_dtype in_dtype, const void *d_in, uint64_t n,
-                                        cureduce_dtype acc_dtype, void *h_out, void *stream);
+CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
+                                                     cureduce_dtype in_dtype, const void *d_in, uint64_t n,
+                                                     cureduce_dtype acc_dtype, void *h_out, void *stream);
 
 /* --- Reductions along one axis, and over segments ----------------------------------------- */
 /*
@@ -187,17 +195,17 @@ cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
 
 /* One result per row: out[i] = op over d_in[i * ld + 0 .. i * ld + cols - 1] (rows results;
    numpy's axis=1). */
-cureduce_status cureduce_reduce_rows(cureduce_handle handle, cureduce_op op,
-                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
-                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
-                                     void *d_out, void *stream);
+CUREDUCE_API cureduce_status cureduce_reduce_rows(cureduce_handle handle, cureduce_op op,
+                                                  cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
+                                                  uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
+                                                  void *d_out, void *stream);
 
 /* One result per column: out[j] = op over d_in[0 * ld + j], d_in[1 * ld + j], ...
    (cols results; numpy's axis=0). */
-cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op,
-                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
-                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
-                                     void *d_out, void *stream);
+CUREDUCE_API cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op,
+                                                  cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
+                                                  uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
+                                                  void *d_out, void *stream);
 
 /* One result per segment, as CUB's DeviceSegmentedReduce: d_offsets (device memory) holds
    num_segments + 1 non-decreasing int64 element offsets from d_in, and segment s is
@@ -206,39 +214,39 @@ cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op,
    untouched (the status cannot say which segments were empty: the offsets live on the
    device). The offsets are not checked (that would need a synchronization): decreasing or
    negative offsets are undefined behaviour. num_segments == 0 writes nothing. */
-cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
-                                         cureduce_dtype in_dtype, const void *d_in,
-                                         uint64_t num_segments, const int64_t *d_offsets,
-                                         cureduce_dtype acc_dtype, void *d_out, void *stream);
+CUREDUCE_API cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
+                                                      cureduce_dtype in_dtype, const void *d_in,
+                                                      uint64_t num_segments, const int64_t *d_offsets,
+                                                      cureduce_dtype acc_dtype, void *d_out, void *stream);
 
 /* --- CPU reductions (the reference and the no-GPU fallback) ------------------------------ */
 
 /* The same contract as cureduce_reduce, on host memory, synchronous. Float sums use pairwise
    summation in the accumulator's precision; min, max and the arg ops are exact. */
-cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in,
-                                    uint64_t n, cureduce_dtype acc_dtype, void *h_out);
+CUREDUCE_API cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in,
+                                                 uint64_t n, cureduce_dtype acc_dtype, void *h_out);
 
 /* The row, column and segment reductions on host memory (same contracts, synchronous; the
    CPU's rows and segments use cureduce_cpu_reduce's order, so float sums may differ from the
    GPU's in the last bits). For segments, h_offsets is host memory; offsets that decrease or are
    negative are INVALID_VALUE here. */
-cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in_dtype,
-                                         const void *h_in, uint64_t rows, uint64_t cols,
-                                         uint64_t ld, cureduce_dtype acc_dtype, void *h_out);
-cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in_dtype,
-                                         const void *h_in, uint64_t rows, uint64_t cols,
-                                         uint64_t ld, cureduce_dtype acc_dtype, void *h_out);
-cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in_dtype,
-                                             const void *h_in, uint64_t num_segments,
-                                             const int64_t *h_offsets, cureduce_dtype acc_dtype,
-                                             void *h_out);
+CUREDUCE_API cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in_dtype,
+                                                      const void *h_in, uint64_t rows, uint64_t cols,
+                                                      uint64_t ld, cureduce_dtype acc_dtype, void *h_out);
+CUREDUCE_API cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in_dtype,
+                                                      const void *h_in, uint64_t rows, uint64_t cols,
+                                                      uint64_t ld, cureduce_dtype acc_dtype, void *h_out);
+CUREDUCE_API cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in_dtype,
+                                                          const void *h_in, uint64_t num_segments,
+                                                          const int64_t *h_offsets, cureduce_dtype acc_dtype,
+                                                          void *h_out);
 
 /* The exact sum of n float elements of in_dtype, correctly rounded (to nearest, ties to even)
    once into out_dtype, which is F64 or F32. NaN, inf and overflow follow IEEE 754 as if the
    sum had been computed with unbounded precision and range and then rounded. Integer inputs
    return UNSUPPORTED (their sums are exact already). */
-cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
-                                       cureduce_dtype out_dtype, void *h_out);
+CUREDUCE_API cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                                    cureduce_dtype out_dtype, void *h_out);
 
 #ifdef __cplusplus
 }

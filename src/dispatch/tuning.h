@@ -8,7 +8,7 @@
  * 1024 blocks of 256 threads fit in one wave on a 132-SM H100/H200 (8 blocks of 256 per SM:
  * 100 SMs get 8 and 32 get 7).
  * Candidate tables are built with -DCUREDUCE_TUNING_VARIANT=N (CMake cache variable of the same
- * name) and compared with `cureduce bench`; docs/performance.md records which one won. */
+ * name) and compared with `cureduce-bench`; docs/performance.md records which one won. */
 #ifndef CUREDUCE_TUNING_H
 #define CUREDUCE_TUNING_H
 
