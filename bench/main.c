@@ -19,8 +19,8 @@ static void usage(FILE *to) {
           "Results go to DIR (default ./cureduce-results/<gpu>/); charts need python3 with\n"
           "matplotlib (pip install matplotlib). '%s ladder --help' lists the ladder's options.\n"
           "Version %d.%d.%d.\n",
-          BENCH_NAME, BENCH_NAME, BENCH_NAME, BENCH_NAME, BENCH_NAME,
-          CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR, CUREDUCE_VERSION_PATCH);
+          BENCH_NAME, BENCH_NAME, BENCH_NAME, BENCH_NAME, BENCH_NAME, CUREDUCE_VERSION_MAJOR,
+          CUREDUCE_VERSION_MINOR, CUREDUCE_VERSION_PATCH);
 }
 
 int main(int argc, char **argv) {

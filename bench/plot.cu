@@ -12,7 +12,8 @@ namespace {
 // One argument for /bin/sh, single-quoted ('\'' for each quote inside).
 std::string shell_quoted(const char *s) {
   std::string q = "'";
-  for (; *s; ++s) q += *s == '\'' ? std::string("'\\''") : std::string(1, *s);
+  for (; *s; ++s)
+    q += *s == '\'' ? std::string("'\\''") : std::string(1, *s);
   return q + "'";
 }
 

@@ -18,8 +18,7 @@ static void usage(FILE *to) {
           "\n"
           "'%s <command> --help' describes a command. The benchmarks and the teaching ladder are\n"
           "a separate tool, cureduce-bench. Version %d.%d.%d.\n",
-          CLI_NAME, CLI_NAME, CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR,
-          CUREDUCE_VERSION_PATCH);
+          CLI_NAME, CLI_NAME, CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR, CUREDUCE_VERSION_PATCH);
 }
 
 int main(int argc, char **argv) {
@@ -33,8 +32,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "--version")) {
-    printf("%s %d.%d.%d\n", CLI_NAME, CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR,
-           CUREDUCE_VERSION_PATCH);
+    printf("%s %d.%d.%d\n", CLI_NAME, CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR, CUREDUCE_VERSION_PATCH);
     return 0;
   }
   if (!strcmp(cmd, "info"))

@@ -15,20 +15,22 @@
 
 typedef struct npy_array {
   cureduce_dtype dtype;
-  int ndim;                       /* 0 for a scalar (shape ()) */
-  uint64_t shape[NPY_MAX_DIMS];   /* shape[0 .. ndim-1] */
-  uint64_t count;                 /* elements: the product of the shape (1 for a scalar) */
-  void *data;                     /* count * size bytes in C order, malloc'ed */
+  int ndim;                     /* 0 for a scalar (shape ()) */
+  uint64_t shape[NPY_MAX_DIMS]; /* shape[0 .. ndim-1] */
+  uint64_t count;               /* elements: the product of the shape (1 for a scalar) */
+  void *data;                   /* count * size bytes in C order, malloc'ed */
 } npy_array;
 
 /* Load the file at path. `hint` (CUREDUCE_ACC_DEFAULT for none) names the dtype of raw byte
-   types ('V1', 'V2', 'u1', 'u2', ml_dtypes' '<f1'), and must agree with the file's dtype when
-   the file names one. On failure writes a sentence to err (errlen bytes), saying why (the
-   file is missing, a directory, unreadable, not a .npy file, ...), and returns non-zero;
-   nothing is allocated then. */
+   types ('V1', 'u1' and ml_dtypes' 'f1' as e4m3 or e5m2; 'V2', 'u2' as bf16 or f16), and must
+   agree with the file's dtype when the file names one. Bytes after the data are ignored, as
+   NumPy ignores them. On failure writes a sentence without a trailing newline to err (errlen
+   bytes), saying why (the file is missing, a directory, unreadable, not a .npy file, cut
+   short, ...), and returns non-zero; *out is zeroed then and nothing is allocated. */
 int npy_load(const char *path, cureduce_dtype hint, npy_array *out, char *err, size_t errlen);
 
-/* As npy_load, from an open stream positioned at the file's first byte. */
+/* As npy_load, from an open stream positioned at the file's first byte; it stays open, and is
+   read no further than the data's end. */
 int npy_read(FILE *f, cureduce_dtype hint, npy_array *out, char *err, size_t errlen);
 
 /* Free what npy_load or npy_read allocated; safe on a zeroed array. */

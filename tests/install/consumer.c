@@ -6,15 +6,14 @@
 
 int main(void) {
   if (cureduce_version() != CUREDUCE_VERSION) {
-    fprintf(stderr, "consumer: header version %d, library %d\n", CUREDUCE_VERSION,
-            cureduce_version());
+    fprintf(stderr, "consumer: header version %d, library %d\n", CUREDUCE_VERSION, cureduce_version());
     return 1;
   }
   const float x[5] = {1.5f, -2.0f, 8.25f, 0.25f, 3.0f};
   float sum = 0.0f, max = 0.0f;
   if (cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, 5, CUREDUCE_ACC_DEFAULT, &sum) ||
-      cureduce_cpu_reduce(CUREDUCE_MAX, CUREDUCE_F32, x, 5, CUREDUCE_ACC_DEFAULT, &max) ||
-      sum != 11.0f || max != 8.25f) {
+      cureduce_cpu_reduce(CUREDUCE_MAX, CUREDUCE_F32, x, 5, CUREDUCE_ACC_DEFAULT, &max) || sum != 11.0f ||
+      max != 8.25f) {
     fprintf(stderr, "consumer: CPU sum %g max %g, expected 11 and 8.25\n", sum, max);
     return 1;
   }
