@@ -5,8 +5,8 @@ halves the bytes a thread has in flight (docs/performance.md). No GPU needed.
 
 usage: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc -cubin -o sum.cubin src/dispatch/launch_full_sum.cu
        python3 scripts/sass_load_spans.py sum.cubin
-cuobjdump must be on PATH; without the toolkit's, `pip download --no-deps nvidia-cuda-cuobjdump`
-and unpack the wheel."""
+cuobjdump and nvdisasm must be on PATH; without the toolkit's, `pip download --no-deps
+nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and unpack the wheels (nvidia/cu13/bin/)."""
 import re
 import subprocess
 import sys

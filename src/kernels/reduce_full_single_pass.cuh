@@ -40,9 +40,22 @@ template <class V, class L_> __device__ __forceinline__ int64_t element_of(const
   return (int64_t)(L.head + vec * V::N);
 }
 
-// Blocks of BLOCK threads that must fit on one SM at once (__launch_bounds__). 2048 / BLOCK
-// (8 blocks of 256) fills an SM, so the grid cap of 1024 blocks is one wave on a 132-SM H100
-// or H200; it needs at most 32 registers a thread. Kernels that ptxas gave 33 to 36 registers
+// Threads one SM holds, for the architecture this pass compiles: 2048 on sm_80, sm_90 and
+// sm_100/103, 1536 on the others from sm_80 on (sm_86, 87, 89, 110, 120, and any newer target
+// compiled from PTX, which may hold no more). Launch bounds asking for more fail to assemble.
+constexpr int sm_max_threads() {
+#if defined(__CUDA_ARCH__) &&                                                                       \
+    (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030)
+  return 2048;
+#elif defined(__CUDA_ARCH__)
+  return 1536;
+#else
+  return 2048; // the host pass: launch bounds do not apply there
+#endif
+}
+
+// Blocks of BLOCK threads that must fit on one SM at once (__launch_bounds__): a full SM, 8
+// blocks of 256 on sm_90, so the grid cap of 1024 blocks is one wave on a 132-SM H100 or H200; it needs at most 32 registers a thread. Kernels that ptxas gave 33 to 36 registers
 // ran 7 blocks per SM, and the last 100 blocks ran as a thin second wave: fp8 -> f32 sums fell
 // from 1.00 to 0.95 of the read roofline at 2^30 (H100, arg_best_twosum/). The arg ops keep
 // their 40 to 48 registers (0 = no demand): held to 32, they spilled inside the main loop
@@ -53,7 +66,7 @@ template <class Op, int BLOCK> constexpr int full_min_blocks_per_sm() {
   if constexpr (is_arg_op<Op>)
     return 0;
   else
-    return 2048 / BLOCK;
+    return sm_max_threads() / BLOCK;
 }
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
