@@ -9,7 +9,7 @@ extern "C" { // cmocka 1.1's header has no C++ guards
 #include <cmocka.h>
 }
 
-#include "../src/cpu/convert.h"
+#include "../src/common/convert.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -6,6 +6,7 @@
 #include "cureduce.h"
 
 #include "../dispatch/dispatch.h"
+#include "../common/matrix_shape.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -159,7 +160,7 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op,
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, elements, &acc, d_out, outputs);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (ld < cols || (rows > 0 && ld > 0 && rows - 1 > (UINT64_MAX / 2 - cols) / ld))
+  if (!cr_matrix_shape_ok(rows, cols, ld))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (outputs == 0)
     return CUREDUCE_SUCCESS;

@@ -3,7 +3,7 @@
 #include "combos.h"
 #include "dtype_facts.h"
 #include "cureduce.h"
-#include "../cpu/convert.h"
+#include "convert.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -3,6 +3,8 @@
  * of the GPU tests and the CLI's path without a GPU. Layer: CPU. */
 #include "cureduce.h"
 
+#include "../common/matrix_shape.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@ static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const voi
     return st;
   if (!h_out || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (ld < cols || (rows > 0 && ld > 0 && rows - 1 > (UINT64_MAX / 2 - cols) / ld))
+  if (!cr_matrix_shape_ok(rows, cols, ld))
     return CUREDUCE_ERROR_INVALID_VALUE;
   return CUREDUCE_SUCCESS;
 }

@@ -1,7 +1,7 @@
 /* Host decoding of input elements. See decode.h. */
 #include "decode.h"
 
-#include "convert.h"
+#include "../common/convert.h"
 
 #include <string.h>
 

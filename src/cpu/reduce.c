@@ -6,7 +6,7 @@
  * every p here (f32: 24, f16: 11, bf16: 8). Sums are pairwise; min, max and arg are exact. */
 #include "cureduce.h"
 
-#include "convert.h"
+#include "../common/convert.h"
 #include "decode.h"
 
 #include <math.h>

@@ -4,8 +4,8 @@
  * cuda_fp8.h), NaN encodings included; tests/test_convert_matches_cuda.cu checks every bit
  * pattern of each narrow format and every rounding boundary. They are plain C so the CPU
  * reference, the CLI and the tests can use them without a CUDA compiler. */
-#ifndef CUREDUCE_CPU_CONVERT_H
-#define CUREDUCE_CPU_CONVERT_H
+#ifndef CUREDUCE_COMMON_CONVERT_H
+#define CUREDUCE_COMMON_CONVERT_H
 
 #include <stdint.h>
 
