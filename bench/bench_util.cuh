@@ -77,7 +77,7 @@ double median(std::vector<double> v);
 // Time of a plain kernel that streams `bytes` from `d_buf` with 16-byte loads and does
 // nothing else: the read roofline for a reduction of that many bytes, measured in this run.
 // One launch of that kernel over `bytes` (a grid of 8 blocks of 256 threads per SM at most),
-// for tools that time it their own way (scripts/cols_cost.cu).
+// for callers that time it their own way.
 void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream);
 // The summary lines of a bench run that say how its hot medians were timed: the timer's mode
 // (held: GPU-paced, else host- or GPU-paced) and, for held timing, how many batches the hold
@@ -101,15 +101,12 @@ int reps_for(double one_run_us, double budget_ms, int lo, int hi);
 template <class F> double timer::hot_us(F &&run, int reps, int warmup) {
   for (int i = 0; i < warmup; ++i)
     run();
-  // Runs per timed batch: enough for the batch to last about HOT_BATCH_US, back to back.
-  // Timing each run alone from an idle GPU counted the launch's trip from the host (a
-  // one-block kernel: 6.6 us on the H100, commit 0399f99's bench.csv). By default a batch is
-  // queued behind one untimed run, as ../shared/GPU.md's anchors were measured: a run then
-  // costs the larger of its GPU time and the host's time to launch it, and a tiny kernel
-  // about 3.1 us on the H100. When held(), each batch waits behind hold() until the host has
-  // queued all of it, so the runs go at the GPU's pace alone: on the H100 the one-block
-  // roofline kernel took 2.1 us that way, and CUB's two-launch sums at 2^14 to 2^18 f32
-  // elements 4.9 to 5.1 us against 8.1 to 9.8 us (bench/results/.../hold_timing/).
+  // Runs per timed batch: enough for the batch to last about HOT_BATCH_US, back to back, so
+  // the launch's trip from the host is not counted once per run. By default a batch is queued
+  // behind one untimed run: a run then costs the larger of its GPU time and the host's time to
+  // launch it. When held(), each batch waits behind hold() until the host has queued all of
+  // it, so the runs go at the GPU's pace alone. docs/design.md#measurement-method has the
+  // figures.
   constexpr double HOT_BATCH_US = 200.0;
   constexpr int MAX_BATCH = 64;
   auto before_batch = [&] {

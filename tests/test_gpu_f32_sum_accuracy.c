@@ -1,7 +1,7 @@
 /* Float sums into f32 land within one unit in the last place of the exact sum: the full-array
  * kernel carries each partial's rounding error (src/device/compensated_sum.cuh) and rounds once
  * at the end. Plain f32 summation in the same order was 1 to 4 ulps off at these sizes (the
- * bench's f32 rel_error of 3dbb65a, 1.2e-7 to 4e-7), so this bound fails without compensation.
+ * bench's f32 relative error, 1.2e-7 to 4e-7, on the H100), so this bound fails without compensation.
  * Positive data, so that the exact sum is not a small difference of large ones (then no f32
  * method is within an ulp). f32, f16 and bf16 inputs, sum and mean, aligned and misaligned.
  *
