@@ -1,4 +1,4 @@
-// `cureduce-bench --rows`: row, column and segment reductions on the shapes of issue #5, along
+// `cureduce-bench --rows`: row, column and segment reductions on the shapes of docs/rows.md, along
 // both axes, against the read roofline and CUB's DeviceSegmentedReduce measured in the same
 // run. Every result is validated against the CPU reference before it is timed.
 // Layer: the benchmark tool.

@@ -1,4 +1,4 @@
-// The matrix shapes of `cureduce-bench --rows` (issue #5), shared by the bench and the test of
+// The matrix shapes of `cureduce-bench --rows` (docs/rows.md), shared by the bench and the test of
 // the column plans (tests/test_cols_plan.cu). Layer: bench.
 #pragma once
 

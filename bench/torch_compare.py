@@ -1,7 +1,7 @@
 """cureduce against PyTorch on the same tensors: speed and result of torch.sum, torch.amax and
 torch.argmax, with cureduce called through ctypes on the tensors' device memory and stream.
 
-With --rows: the row and column sums of issue #5's shapes (f32 and bf16) against
+With --rows: the row and column sums of the shapes in docs/rows.md (f32 and bf16) against
 torch.sum(dim=1) and torch.sum(dim=0).
 
 usage: python3 bench/torch_compare.py [--lib build/libcureduce.so] [--csv FILE] [--rows]

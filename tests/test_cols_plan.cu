@@ -1,8 +1,8 @@
-// The column kernel's plan (choose_cols_plan in launch_axis.cuh) stays within what the kernel
+// The column kernel's plan (choose_cols_plan in axis_plan.h) stays within what the kernel
 // and the workspace allow, for every shape: the tiles cover the columns and the slices the
 // rows, none empty; tickets and partial slots fit in the axis workspace. On the shapes of
-// `bench --rows` the tile's last block folds at most CR_COLS_MAX_TAIL_BYTES of partials, or
-// the tile is already the narrowest. Compiled by nvcc, runs on the CPU: no GPU needed.
+// `bench --rows` the tile's last block folds at most cols_policy::MAX_TAIL_BYTES of partials,
+// or the tile is already the narrowest. Host code only (axis_plan.h): no GPU needed.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,19 +11,21 @@ extern "C" { // cmocka 1.1's header has no C++ guards
 }
 
 #include "../bench/rows_shapes.h"
-#include "../src/dispatch/launch_axis.cuh"
+#include "../src/dispatch/axis_plan.h"
 
 #include <stdio.h>
 
 namespace {
 
-// The invariants of one plan. VEC columns a thread, BLOCK threads a block, pb bytes a partial.
-template <int VEC, int UNROLL, int BLOCK>
-void check_plan(uint64_t rows, uint64_t cols, uint64_t pb) {
-  const cr::cols_plan P = cr::choose_cols_plan<VEC, UNROLL, BLOCK>(rows, cols, pb);
+// The invariants of one plan. VEC columns a thread, Cols::BLOCK threads a block, pb bytes a
+// partial.
+template <class Cols, int VEC> void check_plan(uint64_t rows, uint64_t cols, uint64_t pb) {
+  constexpr uint64_t BLOCK = Cols::BLOCK;
+  const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(rows, cols, pb);
   const uint64_t vecs = cols / VEC;
   char what[160];
-  snprintf(what, sizeof what, "rows %llu cols %llu VEC %d partial %llu: tx %llu ty %llu tiles %llu slices %llu",
+  snprintf(what, sizeof what,
+           "rows %llu cols %llu VEC %d partial %llu: tx %llu ty %llu tiles %llu slices %llu",
            (unsigned long long)rows, (unsigned long long)cols, VEC, (unsigned long long)pb,
            (unsigned long long)P.tx, (unsigned long long)P.ty, (unsigned long long)P.tiles,
            (unsigned long long)P.slices);
@@ -38,59 +40,59 @@ void check_plan(uint64_t rows, uint64_t cols, uint64_t pb) {
     fail_msg("slices: %s", what);
   if (P.slices > 1) {
     // One ticket per tile; one partial per slice and column.
-    if (P.tiles > CR_AXIS_TICKETS)
+    if (P.tiles > cr::AXIS_TICKETS)
       fail_msg("tickets: %s", what);
     const uint64_t slots = P.slices * cols;
-    if (slots * pb > (uint64_t)CR_AXIS_PARTIAL_SLOTS * cr::AXIS_SLOT_BYTES)
+    if (slots * pb > cr::AXIS_PARTIAL_SLOTS * cr::AXIS_SLOT_BYTES)
       fail_msg("partial slots %llu: %s", (unsigned long long)slots, what);
   }
 }
 
-template <int VEC, int UNROLL> void sweep(uint64_t pb) {
-  const uint64_t row_counts[] = {1, 2, 3, 7, 8, 31, 33, 64, 100, 520, 1024, 1040, 4096, 4097,
-                                 8192, 32768, 65536, 98304, 1048576, 3000017, 16777216};
-  const uint64_t col_counts[] = {1, 2, 3, 5, 8, 16, 17, 32, 33, 39, 64, 96, 128, 256, 1000,
-                                 1024, 4096, 8192, 65536, 16777216};
+template <class Cols, int VEC> void sweep(uint64_t pb) {
+  const uint64_t row_counts[] = {1,    2,    3,    7,    8,     31,    33,    64,      100,     520,     1024,
+                                 1040, 4096, 4097, 8192, 32768, 65536, 98304, 1048576, 3000017, 16777216};
+  const uint64_t col_counts[] = {1,  2,  3,   5,   8,    16,   17,   32,   33,    39,
+                                 64, 96, 128, 256, 1000, 1024, 4096, 8192, 65536, 16777216};
   for (uint64_t r : row_counts)
     for (uint64_t c : col_counts)
       if ((c % VEC) == 0 && r * c <= (1ull << 31))
-        check_plan<VEC, UNROLL, CR_COLS_BLOCK>(r, c, pb);
+        check_plan<Cols, VEC>(r, c, pb);
 }
 
 void every_plan_fits_the_kernel_and_workspace(void **) {
   // VEC = 16 bytes of 1-, 2-, 4- and 8-byte elements, and one column a thread; partials of
   // 4, 8 and 16 bytes (f32, f64, an f64 value with its index).
   for (uint64_t pb : {4, 8, 16}) {
-    sweep<16, CR_COLS_UNROLL(1)>(pb);
-    sweep<8, CR_COLS_UNROLL(2)>(pb);
-    sweep<4, CR_COLS_UNROLL(4)>(pb);
-    sweep<2, CR_COLS_UNROLL(8)>(pb);
-    sweep<1, CR_COLS_UNROLL(4)>(pb);
+    sweep<cr::cols_policy<1>, 16>(pb);
+    sweep<cr::cols_policy<2>, 8>(pb);
+    sweep<cr::cols_policy<4>, 4>(pb);
+    sweep<cr::cols_policy<8>, 2>(pb);
+    sweep<cr::cols_policy<4>, 1>(pb);
   }
 }
 
 // The column shapes of `bench --rows`, f32 (VEC 4) and bf16 (VEC 8) into f32 partials: the
 // last block's fold stays within the tail budget unless the tile is the narrowest allowed.
 // Prints the plans.
-template <int VEC, int UNROLL> void bench_shapes_fold_within_budget(const char *name) {
+template <class Cols, int VEC> void bench_shapes_fold_within_budget(const char *name) {
   for (const bench::rows_shape &s : bench::ROWS_SHAPES) {
     if (s.rows == 0)
       continue; // the segment mix
-    const cr::cols_plan P = cr::choose_cols_plan<VEC, UNROLL, CR_COLS_BLOCK>(s.rows, s.cols, 4);
+    const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(s.rows, s.cols, 4);
     const uint64_t fold_bytes = P.slices > 1 ? P.slices * P.tx * VEC * 4 : 0;
-    printf("%s %llux%llu: tx %llu ty %llu tiles %llu slices %llu (rows %llu), last fold %llu B\n",
-           name, (unsigned long long)s.rows, (unsigned long long)s.cols, (unsigned long long)P.tx,
+    printf("%s %llux%llu: tx %llu ty %llu tiles %llu slices %llu (rows %llu), last fold %llu B\n", name,
+           (unsigned long long)s.rows, (unsigned long long)s.cols, (unsigned long long)P.tx,
            (unsigned long long)P.ty, (unsigned long long)P.tiles, (unsigned long long)P.slices,
            (unsigned long long)P.slice_rows, (unsigned long long)fold_bytes);
-    if (fold_bytes > CR_COLS_MAX_TAIL_BYTES && P.tx > CR_COLS_MIN_TX)
+    if (fold_bytes > Cols::MAX_TAIL_BYTES && P.tx > Cols::MIN_TX)
       fail_msg("%s %llux%llu folds %llu bytes in one block", name, (unsigned long long)s.rows,
                (unsigned long long)s.cols, (unsigned long long)fold_bytes);
   }
 }
 
 void bench_shapes(void **) {
-  bench_shapes_fold_within_budget<4, CR_COLS_UNROLL(4)>("f32");
-  bench_shapes_fold_within_budget<8, CR_COLS_UNROLL(2)>("bf16");
+  bench_shapes_fold_within_budget<cr::cols_policy<4>, 4>("f32");
+  bench_shapes_fold_within_budget<cr::cols_policy<2>, 8>("bf16");
 }
 
 } // namespace

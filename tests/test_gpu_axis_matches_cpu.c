@@ -6,7 +6,7 @@
  * slices, and several: 65536x1 and 135000x1 are the smallest, for the sanitizer runs), column
  * plans of narrower tiles and their slices (520x128 and 1040x64 cut into 2 slices, small enough
  * for the sanitizer runs at 70000 elements; 16384x256; 4096x1024, where 8-byte types get the
- * longer slices of CR_COLS_MIN_ROWS_PER_THREAD), rows enough that the lane-group kernel's
+ * longer slices of cols_policy::MIN_ROWS_PER_THREAD), rows enough that the lane-group kernel's
  * warps take several row sets each (98304x39 with ld 40: 4- and 8-byte types have 12288 and
  * 24576 row sets against 4224 to 6336 warps a wave on a 132-SM GPU, so the grid is one wave
  * and its warps take one to six sets each),

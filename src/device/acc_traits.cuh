@@ -60,10 +60,8 @@ template <> struct acc<CUREDUCE_F64> {
   __device__ static double mul(double a, double b) { return __dmul_rn(a, b); }
   __device__ static double abs(double a) { return fabs(a); }
   // No min.NaN for f64: NaN first (a's if both), then -0.0 below +0.0, by hand. One select on
-  // predicates combined with bitwise & and |: a NaN branch here (if / ||) put each shuffle of
-  // the warp trees that call it behind its own branch, 191 branches in the f64 min kernel
-  // (SASS, sm_90) against 17 in the f32 one, and that kernel took 1.1 to 1.6 us longer than
-  // the f64 sum at every n up to 2^22 (bench_held.csv of d89be3f).
+  // predicates combined with bitwise & and |: a NaN branch here (if / ||) would put each
+  // shuffle of the warp trees that call it behind its own branch (docs/design.md#accumulators).
   __device__ static double min_ieee(double a, double b) {
     return (isnan(a) | (a < b) | ((a == b) & signbit(a))) ? a : b; // b NaN: neither test holds
   }

@@ -7,10 +7,9 @@
 // added is each element for f32 inputs, and one plain sum per vector for narrower inputs
 // (vector_folder in vector_fold.cuh says why). The pair travels through the thread's chain,
 // the warp and block trees and the last block's fold of the partials, and is rounded to one
-// f32 only at the end. Without it, the H100 bench of 3dbb65a had f32 sums 2 to 3 times
-// further from the exact sum than CUB's at 4 of 11 sizes; compensating only the per-thread
-// chains (ea437b9) still left 4 of 11. With it, none (0a991fd), at 1.00 to 1.01 of the read
-// roofline from 2^28 up (bench.csv). Deterministic like any fixed order of float operations.
+// f32 only at the end: f32 sums are then no further from the exact sum than CUB's, at no cost
+// in bandwidth (docs/design.md#accumulators). Deterministic like any fixed order of float
+// operations.
 #pragma once
 
 #include "op_traits.cuh"
@@ -88,10 +87,9 @@ constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 && (Op::kind == CURE
 // and take one TwoSum a tile) keep their running sum in f64 instead of a pair: each vector's
 // plain f32 sum, the same as the pair is given, is converted once and added: one F2F and one
 // DADD a vector where the pair takes a TwoSum of six FADDs. 53 bits keep at least what the
-// pair's 48 do, and the result is rounded to f32 once at the end, as with the pair. Measured
-// on the H100 with scripts/balance_cost.cu (bf16 -> f32 sum, logs/balance_cost_three_dtypes*):
-// 0.5 us less than the pair at 128 MiB, 0.6 at 512 MiB. f32 inputs keep the pair: they would
-// need a conversion per element (F2F.F64 runs on a narrow pipe), not one per vector.
+// pair's 48 do, and the result is rounded to f32 once at the end, as with the pair; it is
+// faster than the pair on large inputs (docs/design.md#accumulators). f32 inputs keep the pair:
+// they would need a conversion per element (F2F.F64 runs on a narrow pipe), not one per vector.
 template <class Op> struct widened_op : sum_carrier<Op> {
   using T = double;
   using typename sum_carrier<Op>::Out;

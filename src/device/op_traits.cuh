@@ -150,14 +150,12 @@ template <class A> struct op<CUREDUCE_ARGMAX, A> : arg_op<A, true> {
 // every input value converts exactly (i64 -> f64: monotonically) to the user's accumulator,
 // so the extreme of the converted values is the converted extreme, and the first index of
 // the extreme is the same in any type that holds the inputs exactly. The kernels therefore
-// compare in the input's own type and convert the result once (compare_op). Measured on the
-// H100 (bench.csv of 0a991fd, read-roofline fraction at 2^26): with an f64 accumulator,
-// min/max ran at 0.78 to 0.90 (i8, fp8, f16, bf16) against 0.94 to 0.98 in the input's own
-// type (40 to 46 registers a thread, a hand-written f64 min per vector). The arg ops compare
-// fp8, f16 and bf16 in f32: 0.79 against 0.69 to 0.71 for fp8 in f16, 0.89 to 0.90 against
-// 0.87 to 0.88 for f16 and bf16 in their own type. Kept in the accumulator: sums (which round
-// in it), i64 absmax into f64 (|INT64_MIN| is only exact there) and i64 arg ops into f64
-// (rounding to f64 makes ties, and ties pick the first index).
+// compare in the input's own type and convert the result once (compare_op): an f64
+// accumulator would cost registers and a hand-written f64 min per vector. The arg ops compare
+// fp8, f16 and bf16 in f32, which measured faster than their own types
+// (docs/design.md#accumulators). Kept in the accumulator: sums (which round in it), i64 absmax
+// into f64 (|INT64_MIN| is only exact there) and i64 arg ops into f64 (rounding to f64 makes
+// ties, and ties pick the first index).
 // ARGMIN and ARGMAX: the ops whose result is an index.
 constexpr bool is_arg_kind(cureduce_op op) { return op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX; }
 

@@ -65,8 +65,8 @@ template <bool HIGH> __device__ __forceinline__ unsigned sign_extended_pairs(uns
 // value is exact in the formats the trees work in. 16-bit and fp8 inputs reduce as packed pairs
 // (one min.NaN.f16x2 / bf16x2 per two elements). i8 inputs reduce as sign-extended 16-bit
 // pairs (one max.s16x2 / min.s16x2 per two bytes on sm_90): __vmaxs4 on four bytes has no
-// instruction there and costs about ten integer instructions, which made i8 min/max
-// instruction-bound at 0.66 of the read roofline.
+// instruction there and costs about ten integer instructions, enough to make i8 min/max
+// instruction-bound.
 template <cureduce_dtype IN, class A, bool IS_MAX, bool ABS>
 __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t<IN>> &x) {
   constexpr int N = vec16<storage_t<IN>>::N;
@@ -128,8 +128,8 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
     // f32, f64, i32, i64: the extreme in the input's own type (one min.NaN.f32 per element for
     // f32, one integer min for i32), converted to A once. Every conversion used here is exact
     // or rounds monotonically (i64 -> f64), so the extreme of the converted values is the
-    // converted extreme; converting each element first cost f32 -> f64 and i32 -> f64 min/max
-    // a conversion and a hand-written f64 min per element (0.80 to 0.88 of the roofline).
+    // converted extreme; converting each element first would cost f32 -> f64 and i32 -> f64
+    // min/max a conversion and a hand-written f64 min per element.
     using W = acc<IN>; // the input's own arithmetic (acc<IN> exists for these four)
     typename W::type m = ABS ? W::abs(x[0]) : x[0];
 #pragma unroll
@@ -282,8 +282,8 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
 // a few selects, with no branch; the element search (first_equal) runs once, at the end. This
 // gives the same answer as searching at every improvement, because vectors come in increasing
 // index order and a later vector must be strictly better. Searching at every improvement
-// branched often while the running best was still poor: with few tiles per thread (2^26 fp8
-// elements: 16 vectors per thread) the arg ops ran at 0.29 to 0.53 of the read roofline.
+// branches often while the running best is still poor, which is most of the time when a
+// thread has few tiles.
 template <cureduce_dtype IN, class Op, bool ENABLED = is_arg_op<Op>> struct vector_best {};
 template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
   using V = vec16<storage_t<IN>>;
@@ -294,9 +294,8 @@ template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
   }
   // The same for U vectors loaded together: every extreme first, and one branch, taken only
   // when one of them beats the running best (rare once the best is good). Without the branch,
-  // the selects of the best vector made ptxas reuse the load registers: each load was issued
-  // only after the previous vector's selects, one 16-byte load in flight per thread, and f32
-  // argmax fell from 0.99 to 0.90 of the read roofline at 2^30 (H100, arg_best_twosum/).
+  // the selects of the best vector make ptxas reuse the load registers: each load is issued
+  // only after the previous vector's selects, one 16-byte load in flight per thread.
   template <int U, class First> __device__ __forceinline__ void take(const V (&v)[U], First first) {
     typename Op::acc_type::type m[U];
     bool any = false;
@@ -353,12 +352,10 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
       acc[u] = fold_vector<IN, Op>(acc[u], x, first);
   }
 
-  // f32 inputs put every term through TwoSum (the pair keeps each rounding error). Adding each
-  // vector's plain sum once left the roundings inside the vectors: with data of both signs,
-  // whose sum is much smaller than its terms, f32 sums were 2 to 3 ulps from the exact sum,
-  // CUB's closer (H100 bench of 1427ef0, n = 2^14 and 2^24). Narrower inputs add one plain sum
-  // per vector: a TwoSum per term cost fp8 sums of squares 0.07 of the read roofline and bf16
-  // sums 0.01 to 0.04 (arg_best_twosum/focus3_*), for an accuracy no target asks of them.
+  // f32 inputs put every term through TwoSum (the pair keeps each rounding error): adding each
+  // vector's plain sum once would leave the roundings inside the vectors, which matter for
+  // data of both signs. Narrower inputs add one plain sum per vector: a TwoSum per term costs
+  // them bandwidth for an accuracy no target asks of them (docs/design.md#accumulators).
   // (Where the tiles are not exact, narrow floats add it to an f64 sum: widened_op,
   // compensated_sum.cuh.)
   __device__ __forceinline__ void compensated_vector(T &a, const V &x) const {

@@ -1,9 +1,7 @@
 // The dispatch layer's C entry points for row, column and segment reductions. Layer: dispatch.
 #include "launch_axis.cuh"
 
-extern "C" size_t cr_axis_workspace_bytes(void) {
-  return cr::axis_tickets_offset() + (size_t)CR_AXIS_TICKETS * sizeof(unsigned int);
-}
+extern "C" size_t cr_axis_workspace_bytes(void) { return cr::axis_workspace_bytes(); }
 
 static cureduce_status select(cr::axis_kind kind, cureduce_op op, cureduce_dtype in,
                               cureduce_dtype acc, const cr::axis_call &a, uint64_t rows,

@@ -18,9 +18,8 @@
 //     longer pieces that lie in its slice, keeping one value per piece; after a barrier, a warp
 //     per long piece combines the warps' values in warp order.
 // So every warp reads the same share of the long pieces, and at most one short piece more than
-// another. (With the previous split, a piece of up to 1/8 of the chunk went to one warp, which
-// read up to 32 KiB alone while the other seven waited at a barrier, and longer pieces were
-// folded by the whole block one after another: the segment mix's slowest chunks.)
+// another: no warp reads a long piece alone while the others wait at a barrier
+// (docs/design.md#segments).
 //
 // Determinism: chunk size, slices and piece boundaries, and so which warp folds what, depend
 // only on the segment lengths, never on the grid or the GPU; warps' values combine in warp

@@ -32,13 +32,9 @@ struct cols_layout {
 // ty = 0 .. TY - 1. Within a warp the lanes of one column are TX apart and meet by shuffles;
 // each warp's survivors then go to shared memory once, and thread tx < TX combines its
 // column's R values (R = BLOCK / 32 warps when TX <= 32) one after another, in warp order. The
-// order is fixed by TX and TY, so by the shape. The tree in shared memory this replaced
-// (halving each step, a barrier per step: three more for R = 8) cost the sliced column shapes
-// 0.1 to 0.5 µs a launch on an H100: the fold runs twice on their critical path, at the end of
-// the last slice and in the last block (scripts/cols_cost.cu, logs/cols_cost_s9_flat.txt).
-// (A loop in which thread (tx, 0) combined all TY values one after another kept the whole
-// block waiting on one thread: 63 dependent shared loads per column for TY = 64.) Every thread
-// of the block must call it.
+// order is fixed by TX and TY, so by the shape. One barrier, not one per halving step: the fold
+// runs twice on the critical path of sliced shapes, at the end of the last slice and in the
+// last block (docs/design.md#columns). Every thread of the block must call it.
 template <class Op, int BLOCK, int VEC>
 __device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
   using T = typename Op::T;
@@ -195,8 +191,8 @@ __global__ void __launch_bounds__(BLOCK)
 
   // Several slices: publish this slice's values, and let the tile's last block fold them. No
   // fence per writer: the barrier at the start of block_last_arrival orders these stores
-  // before thread 0's release (block_ticket.cuh). A __threadfence here put a second fence on
-  // the tile's finish, one after the other.
+  // before thread 0's release (block_ticket.cuh); a __threadfence here would put a second
+  // fence on the tile's finish.
   if (ty == 0 && has_col)
     store_values(&partials[blockIdx.y * L.cols + col], acc_c);
   if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))

@@ -3,10 +3,10 @@
 // Partition. The input is split into a scalar head (the elements before the first 16-byte
 // boundary), a body of 16-byte vectors, and a scalar tail (fewer than one vector). The body is
 // cut into tiles of BLOCK * UNROLL vectors; block b takes tiles b, b + G, b + 2G, ... where the
-// grid size G depends only on n and the tuning table, never on the GPU, so the order in which
-// values are combined, and the bits of a float result, are the same on every run and on every
-// GPU. Within a tile a thread loads its UNROLL vectors before using any, so UNROLL * 16 bytes
-// per thread are in flight.
+// grid size G depends only on n and the launch policy (full_policy.h), never on the GPU, so
+// the order in which values are combined, and the bits of a float result, are the same on
+// every run and on every GPU (docs/design.md#determinism). Within a tile a thread loads its
+// UNROLL vectors before using any, so UNROLL * 16 bytes per thread are in flight.
 //
 // Finish. Each block writes its partial result; the block that takes the last ticket of a
 // device-scope counter reduces the G partials, in index order, and writes the result. One
@@ -55,13 +55,11 @@ constexpr int sm_max_threads() {
 }
 
 // Blocks of BLOCK threads that must fit on one SM at once (__launch_bounds__): a full SM, 8
-// blocks of 256 on sm_90, so the grid cap of 1024 blocks is one wave on a 132-SM H100 or H200; it needs at most 32 registers a thread. Kernels that ptxas gave 33 to 36 registers
-// ran 7 blocks per SM, and the last 100 blocks ran as a thin second wave: fp8 -> f32 sums fell
-// from 1.00 to 0.95 of the read roofline at 2^30 (H100, arg_best_twosum/). The arg ops keep
-// their 40 to 48 registers (0 = no demand): held to 32, they spilled inside the main loop
-// (ptxas -v and the SASS, sm_90), so their grid has its own cap (tuning.h). The extremes
-// compared in f64 needed 44 registers while their NaN test branched; branch-free
-// (acc_traits.cuh) they fit in 32 with no spill.
+// blocks of 256 on sm_90, so the grid cap of 1024 blocks is one wave on a 132-SM H100 or H200.
+// That holds a kernel to 32 registers a thread; with a few more, 7 blocks would fit on an SM
+// and the last blocks would run as a thin second wave. The arg ops keep their 40 to 48
+// registers (0 = no demand): held to 32 they spill inside the main loop, so their grid has its
+// own cap (full_policy.h). docs/design.md#full-array-kernel
 template <class Op, int BLOCK> constexpr int full_min_blocks_per_sm() {
   if constexpr (is_arg_op<Op>)
     return 0;
@@ -90,8 +88,7 @@ __global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP,
   const V *body = reinterpret_cast<const V *>(in + L.head);
   // Whole tiles through one pointer that steps by the grid's stride: fewer live registers than
   // a 64-bit tile index and its products, so the UNROLL loads can all be in flight. (Not
-  // through fold_range.cuh's fold_round: with it, ptxas schedules this loop differently from
-  // the form the device measured; scripts/sass-identical.)
+  // through fold_range.cuh's fold_round: ptxas schedules that form of the loop differently.)
   uint64_t tile = blockIdx.x;
   const V *p = body + tile * (uint64_t)(BLOCK * UNROLL) + tid;
   const uint64_t stride = (uint64_t)gridDim.x * (BLOCK * UNROLL);

@@ -4,12 +4,13 @@
 // Each warp splits into 32 / group groups, and each group folds one row with fold_range (head,
 // 16-byte vectors, tail; lane r of the group takes the row's vectors r, r + group, ..., UNROLL
 // of them in flight), then reduces the group's lanes with shuffles. The group is sized so a
-// lane gets about UNROLL vectors of a short row (see axis_tuning.h): a 128-byte row then costs
-// one shuffle step, not five, and a warp reads 16 short rows per load instruction; rows of more
-// than 32 * UNROLL vectors get the whole warp. No barriers, no shared memory: a warp moves on to
-// its next rows as soon as its loads return. When every row starts on a 16-byte boundary and
-// is a whole number of rounds of UNROLL vectors a lane, the groups use fold_rounds instead: the
-// same vectors in the same order, without fold_range's head, remainder and tail code.
+// lane gets about UNROLL vectors of a short row (lane_group, axis_plan.h): a 128-byte row then
+// costs one shuffle step, not five, and a warp reads 16 short rows per load instruction; rows
+// of more than 32 * UNROLL vectors get the whole warp. No barriers, no shared memory: a warp
+// moves on to its next rows as soon as its loads return. When every row starts on a 16-byte
+// boundary and is a whole number of rounds of UNROLL vectors a lane, the groups use
+// fold_rounds instead: the same vectors in the same order, without fold_range's head,
+// remainder and tail code.
 //
 // Determinism: the order within a row depends on `group` (chosen from cols and the element
 // size) and on the row's alignment, never on the grid or the GPU.

@@ -5,9 +5,9 @@
 // the row (lanes past v load nothing), so a warp reads 32 / group whole rows with one load
 // instruction. Each lane loads its vector of UNROLL rows (rows_per_warp apart: one contiguous
 // stretch per load instruction when ld == cols) before folding any, then each row's group
-// reduces by shuffles. Compared with reduce_rows_lanes (fold_range per row: head, vectors,
-// tail), a 64-byte bf16 row no longer leaves a lane 2 loads in flight and pays a row's setup
-// for 32 bytes of data.
+// reduces by shuffles. Unlike reduce_rows_lanes (fold_range per row: head, vectors, tail), a
+// 64-byte bf16 row does not leave a lane only 2 loads in flight, nor pay a row's setup for 32
+// bytes of data.
 //
 // Determinism: the order within a row depends only on `group` (from cols and the element
 // size), never on the grid or the GPU.

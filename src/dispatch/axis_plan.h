@@ -1,0 +1,168 @@
+// How a row, column or segment reduction is cut, computed on the host from the shape, the
+// element size and a policy (axis_policy.h): which row kernel, lane groups, chunk counts,
+// column tiles and slices, and the axis workspace they share. Layer: dispatch. Host C++ only:
+// no kernels and no CUDA, so tests and tools can check the plans without compiling kernels.
+#pragma once
+
+#include "axis_policy.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace cr {
+
+// The axis workspace: partial slots (AXIS_SLOT_BYTES each: the widest partial, aligned), then
+// tickets. The chunked kernel uses 2 * MAX_CHUNKS slots and MAX_CHUNKS tickets; the column
+// kernel slices * cols slots and one ticket per column tile.
+constexpr uint64_t AXIS_PARTIAL_SLOTS = 262144;
+constexpr uint64_t AXIS_TICKETS = 8192;
+constexpr size_t AXIS_SLOT_BYTES = 16;
+constexpr size_t axis_tickets_offset() { return (size_t)AXIS_PARTIAL_SLOTS * AXIS_SLOT_BYTES; }
+constexpr size_t axis_workspace_bytes() {
+  return axis_tickets_offset() + (size_t)AXIS_TICKETS * sizeof(unsigned int);
+}
+
+inline uint64_t pow2_ceil(uint64_t x) {
+  uint64_t p = 1;
+  while (p < x)
+    p *= 2;
+  return p;
+}
+inline uint64_t pow2_floor(uint64_t x) {
+  uint64_t p = 1;
+  while (p * 2 <= x)
+    p *= 2;
+  return p;
+}
+inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Every row of the matrix starts on a 16-byte boundary and holds whole 16-byte vectors of
+// ELEM-byte elements: the short-row kernel and the column kernel's packs may then load rows as
+// vectors, with no head or tail.
+template <uint64_t ELEM> bool rows_are_vectors(const void *in, uint64_t cols, uint64_t ld) {
+  return reinterpret_cast<uintptr_t>(in) % 16 == 0 && (ld * ELEM) % 16 == 0 && cols % (16 / ELEM) == 0;
+}
+
+// Lanes per row of the lane-group kernel for rows of `vectors` 16-byte vectors, `unroll` of
+// them in flight a lane: about `unroll` vectors a lane, a power of two, at least 2 once the
+// row has 2 vectors (so one load instruction of the group reads whole 32-byte sectors) and at
+// most 32. It fixes the order within a row.
+inline uint64_t lane_group(uint64_t vectors, uint64_t unroll) {
+  const uint64_t g = pow2_ceil(div_up(vectors, unroll));
+  return g < 2 && vectors >= 2 ? 2 : g > 32 ? 32 : g;
+}
+
+// The chunks of `total` elements of ELEM bytes (chunked_policy): the same arithmetic as the
+// chunked kernel, which recomputes it on the device.
+template <class Chunked, uint64_t ELEM> uint64_t chunk_count(uint64_t total) {
+  const uint64_t min_chunk = Chunked::MIN_CHUNK_BYTES / ELEM;
+  const uint64_t per = div_up(total, Chunked::MAX_CHUNKS);
+  const uint64_t chunk = div_up(per > min_chunk ? per : min_chunk, min_chunk) * min_chunk;
+  return div_up(total, chunk);
+}
+
+// Which kernel reduces the rows, and how.
+enum rows_kernel { ROWS_SHORT, ROWS_LANES, ROWS_CHUNKED };
+struct rows_plan {
+  rows_kernel kernel;
+  uint64_t group;         // ROWS_SHORT, ROWS_LANES: lanes per row
+  uint64_t rows_per_warp; // ROWS_SHORT, ROWS_LANES: rows a warp takes per pass
+  uint64_t waves;         // ROWS_LANES: grid cap in full waves of the GPU (0: SHORT_MAX_BLOCKS)
+  uint64_t chunks;        // ROWS_CHUNKED: chunks of the rows laid end to end
+};
+
+// Rows of `cols` ELEM-byte elements (`vectors`: rows_are_vectors holds): one vector per lane
+// for short rows of whole vectors, lane groups up to Rows::LANES_MAX_BYTES, the chunked
+// kernel for longer ones.
+template <class Rows, class Chunked, uint64_t ELEM>
+rows_plan plan_rows(bool vectors, uint64_t rows, uint64_t cols) {
+  constexpr uint64_t N = 16 / ELEM; // elements a vector
+  if (vectors && cols >= N && cols / N <= Rows::SHORT_MAX_VECTORS) {
+    const uint64_t group = pow2_ceil(cols / N);
+    return {ROWS_SHORT, group, (32 / group) * Rows::SHORT_UNROLL, 0, 0};
+  }
+  if (cols * ELEM <= Rows::LANES_MAX_BYTES) {
+    const uint64_t group = lane_group(div_up(cols * ELEM, 16), Rows::LANES_UNROLL);
+    return {ROWS_LANES, group, 32 / group, Rows::LANES_WAVES, 0};
+  }
+  return {ROWS_CHUNKED, 0, 0, 0, chunk_count<Chunked, ELEM>(rows * cols)};
+}
+
+// Blocks of BLOCK threads for one warp per rows_per_warp rows (before any cap).
+inline uint64_t row_warp_blocks(uint64_t rows, uint64_t rows_per_warp, uint64_t block) {
+  return div_up(div_up(rows, rows_per_warp), block / 32);
+}
+
+// How a column reduction is cut: tiles of tx threads across the columns, ty threads down the
+// rows, and `slices` row slices of slice_rows rows each. A function of the shape, the element
+// size and the partial's size only: it fixes the order of combination.
+struct cols_plan {
+  uint64_t tx, ty, tiles, slices, slice_rows;
+};
+
+// The plan with tiles of at most max_tx threads across the columns (VEC columns a thread),
+// each thread folding at least min_rows rows before the rows are cut into more slices.
+template <class Cols, int VEC>
+cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows) {
+  constexpr uint64_t BLOCK = Cols::BLOCK, UNROLL = Cols::UNROLL;
+  // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
+  // rows, more columns instead.
+  const uint64_t groups = cols / VEC;
+  uint64_t tx = pow2_ceil(groups) < max_tx ? pow2_ceil(groups) : max_tx;
+  uint64_t ty = BLOCK / tx;
+  const uint64_t ty_rows = pow2_floor(rows / UNROLL > 0 ? rows / UNROLL : 1);
+  if (ty > ty_rows) {
+    ty = ty_rows;
+    tx = BLOCK / ty;
+  }
+  const uint64_t tiles = div_up(groups, tx);
+  // Row slices: enough blocks, each thread still folding a fair number of rows, the partials
+  // within the workspace, and a ticket for every tile.
+  uint64_t slices = div_up(Cols::TARGET_BLOCKS, tiles);
+  const uint64_t by_rows = rows / (ty * min_rows);
+  const uint64_t by_slots = AXIS_PARTIAL_SLOTS / cols;
+  if (slices > by_rows)
+    slices = by_rows;
+  if (slices > by_slots)
+    slices = by_slots;
+  if (slices > 65535)
+    slices = 65535;
+  if (slices < 1 || tiles > AXIS_TICKETS)
+    slices = 1;
+  const uint64_t slice_rows = div_up(rows, slices);
+  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows};
+}
+
+// The tile width, from Cols::MAX_TX threads down to Cols::MIN_TX: the widest with enough tiles
+// to need no row slices at all; else the widest whose last block folds at most
+// Cols::MAX_TAIL_BYTES of partials; else the narrowest.
+template <class Cols, int VEC>
+cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t min_rows) {
+  const uint64_t widest = Cols::MAX_TX, narrowest = Cols::MIN_TX < widest ? Cols::MIN_TX : widest;
+  cols_plan P{}, fits{};
+  bool any_fits = false;
+  for (uint64_t cap = widest;; cap /= 2) {
+    P = plan_cols<Cols, VEC>(rows, cols, cap, min_rows);
+    if (P.tiles >= Cols::TARGET_BLOCKS)
+      return P;
+    if (!any_fits && P.slices * P.tx * VEC * partial_bytes <= Cols::MAX_TAIL_BYTES) {
+      fits = P;
+      any_fits = true;
+    }
+    if (cap / 2 < narrowest)
+      return any_fits ? fits : P;
+  }
+}
+
+// The plan of a column reduction with partials of partial_bytes: fewer, longer slices
+// (Cols::MIN_ROWS_PER_THREAD rows a thread), unless that leaves fewer than Cols::MIN_BLOCKS
+// blocks: then half as many rows a thread.
+template <class Cols, int VEC>
+cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+  const cols_plan P = choose_cols_width<Cols, VEC>(rows, cols, partial_bytes, Cols::MIN_ROWS_PER_THREAD);
+  if (P.tiles * P.slices >= Cols::MIN_BLOCKS)
+    return P;
+  return choose_cols_width<Cols, VEC>(rows, cols, partial_bytes, Cols::MIN_ROWS_PER_THREAD / 2);
+}
+
+} // namespace cr
