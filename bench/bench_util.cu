@@ -37,7 +37,8 @@ int make_dirs(const std::string &dir) {
       fprintf(stderr, "cureduce-bench: cannot create %s: %s\n", part.c_str(), strerror(errno));
       return 1;
     }
-    if (at == std::string::npos) return 0;
+    if (at == std::string::npos)
+      return 0;
   }
 }
 
@@ -47,7 +48,8 @@ timer::timer(cudaStream_t stream, size_t l2_bytes, bool held_timing)
   BENCH_CUDA(cudaEventCreate(&stop_));
   BENCH_CUDA(cudaMalloc(&flush_, flush_bytes_));
   if (held_timing) { // the flags exist only for held timing: their presence is what held() reports
-    BENCH_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&release_host_), 2 * sizeof(int), cudaHostAllocMapped));
+    BENCH_CUDA(
+        cudaHostAlloc(reinterpret_cast<void **>(&release_host_), 2 * sizeof(int), cudaHostAllocMapped));
     BENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&release_dev_), release_host_, 0));
     release_host_[0] = 1;
     release_host_[1] = 0;
@@ -149,12 +151,12 @@ void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream) 
     sms = (unsigned)n;
   }
   const size_t words = bytes / 16;
-  const unsigned blocks = (unsigned)std::max<size_t>(1, std::min<size_t>((size_t)sms * 8, (words + 255) / 256));
+  const unsigned blocks =
+      (unsigned)std::max<size_t>(1, std::min<size_t>((size_t)sms * 8, (words + 255) / 256));
   read_16B<<<blocks, 256, 0, stream>>>((const uint4 *)d_buf, words, sink);
 }
 
-double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
-                        bool cold, int reps) {
+double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream, bool cold, int reps) {
   auto run = [&] { launch_read_roofline(d_buf, bytes, stream); };
   return cold ? t.cold_us(run, reps) : t.hot_us(run, reps);
 }
@@ -171,27 +173,40 @@ __global__ void fill_kernel(cr::storage_t<D> *out, uint64_t n, uint64_t seed, do
        i += (uint64_t)gridDim.x * blockDim.x) {
     const double u = (double)(mix64(seed + 0x9e3779b97f4a7c15ull * (i + 1)) >> 11) * 0x1.0p-53;
     const double x = lo + (hi - lo) * u;
-    if constexpr (D == CUREDUCE_F32) out[i] = (float)x;
-    else if constexpr (D == CUREDUCE_F64) out[i] = x;
-    else if constexpr (D == CUREDUCE_F16) out[i] = __float2half_rn((float)x);
-    else if constexpr (D == CUREDUCE_BF16) out[i] = __float2bfloat16_rn((float)x);
-    else if constexpr (D == CUREDUCE_F8_E4M3) out[i] = __nv_cvt_float_to_fp8((float)x, __NV_SATFINITE, __NV_E4M3);
-    else if constexpr (D == CUREDUCE_F8_E5M2) out[i] = __nv_cvt_float_to_fp8((float)x, __NV_SATFINITE, __NV_E5M2);
-    else out[i] = (cr::storage_t<D>)floor(x);
+    if constexpr (D == CUREDUCE_F32)
+      out[i] = (float)x;
+    else if constexpr (D == CUREDUCE_F64)
+      out[i] = x;
+    else if constexpr (D == CUREDUCE_F16)
+      out[i] = __float2half_rn((float)x);
+    else if constexpr (D == CUREDUCE_BF16)
+      out[i] = __float2bfloat16_rn((float)x);
+    else if constexpr (D == CUREDUCE_F8_E4M3)
+      out[i] = __nv_cvt_float_to_fp8((float)x, __NV_SATFINITE, __NV_E4M3);
+    else if constexpr (D == CUREDUCE_F8_E5M2)
+      out[i] = __nv_cvt_float_to_fp8((float)x, __NV_SATFINITE, __NV_E5M2);
+    else
+      out[i] = (cr::storage_t<D>)floor(x);
   }
 }
 
-void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo,
-                 double hi, cudaStream_t stream) {
+void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo, double hi,
+                 cudaStream_t stream) {
   const unsigned blocks = 4096;
   switch (dtype) {
-#define BENCH_FILL(D)                                                                           \
-  case D:                                                                                       \
-    fill_kernel<D><<<blocks, 256, 0, stream>>>((cr::storage_t<D> *)d_ptr, n, seed, lo, hi);     \
-    break;
-    BENCH_FILL(CUREDUCE_F32) BENCH_FILL(CUREDUCE_F64) BENCH_FILL(CUREDUCE_F16)
-    BENCH_FILL(CUREDUCE_BF16) BENCH_FILL(CUREDUCE_F8_E4M3) BENCH_FILL(CUREDUCE_F8_E5M2)
-    BENCH_FILL(CUREDUCE_I8) BENCH_FILL(CUREDUCE_I32) BENCH_FILL(CUREDUCE_I64)
+#define BENCH_FILL(D)                                                                                        \
+  case D: fill_kernel<D><<<blocks, 256, 0, stream>>>((cr::storage_t<D> *)d_ptr, n, seed, lo, hi); break;
+    // clang-format off: one case a line (the formatter does not settle on these macro lines)
+    BENCH_FILL(CUREDUCE_F32)
+    BENCH_FILL(CUREDUCE_F64)
+    BENCH_FILL(CUREDUCE_F16)
+    BENCH_FILL(CUREDUCE_BF16)
+    BENCH_FILL(CUREDUCE_F8_E4M3)
+    BENCH_FILL(CUREDUCE_F8_E5M2)
+    BENCH_FILL(CUREDUCE_I8)
+    BENCH_FILL(CUREDUCE_I32)
+    BENCH_FILL(CUREDUCE_I64)
+    // clang-format on
 #undef BENCH_FILL
   default: break;
   }

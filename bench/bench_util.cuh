@@ -17,14 +17,14 @@ namespace bench {
 
 // Abort the tool (not the library) with a message when a CUDA call fails: a bench that
 // continues after a failed call would report numbers for work it did not do.
-#define BENCH_CUDA(call)                                                                        \
-  do {                                                                                          \
-    const cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                                    \
-      fprintf(stderr, "cureduce-bench: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__,          \
-              cudaGetErrorString(e_));                                                          \
-      exit(1);                                                                                  \
-    }                                                                                           \
+#define BENCH_CUDA(call)                                                                                     \
+  do {                                                                                                       \
+    const cudaError_t e_ = (call);                                                                           \
+    if (e_ != cudaSuccess) {                                                                                 \
+      fprintf(stderr, "cureduce-bench: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__,                 \
+              cudaGetErrorString(e_));                                                                       \
+      exit(1);                                                                                               \
+    }                                                                                                        \
   } while (0)
 
 struct gpu_info {
@@ -85,13 +85,12 @@ void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream);
 const char *hot_timing_line(bool held);
 std::string unheld_batches_line(int unheld);
 
-double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream,
-                        bool cold, int reps);
+double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream, bool cold, int reps);
 
 // Fill n elements of dtype at d_ptr on the GPU from a counter-based hash of (seed, index):
 // uniform in [lo, hi) rounded to the dtype (integers: floor).
-void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo,
-                 double hi, cudaStream_t stream);
+void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo, double hi,
+                 cudaStream_t stream);
 
 // Pick reps so that one timing takes about `budget_ms` given one run's rough time.
 int reps_for(double one_run_us, double budget_ms, int lo, int hi);

@@ -60,7 +60,11 @@ std::vector<std::string> split(const char *s) {
   std::vector<std::string> parts;
   std::string cur;
   for (; *s; ++s) {
-    if (*s == ',') { parts.push_back(cur); cur.clear(); } else cur += *s;
+    if (*s == ',') {
+      parts.push_back(cur);
+      cur.clear();
+    } else
+      cur += *s;
   }
   parts.push_back(cur);
   return parts;
@@ -75,23 +79,32 @@ int parse(int argc, char **argv, options &o) {
     } else if (!strcmp(argv[i], "--held")) {
       o.held = true;
     } else if ((r = arg_value(argc, argv, &i, "--out", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       o.out = v;
     } else if ((r = arg_value(argc, argv, &i, "--max-n", &v))) {
-      if (r < 0 || parse_u64("--max-n", v, &o.max_n)) return 2;
-      if (o.max_n < 1024) { fprintf(stderr, "%s: --max-n must be at least 1024\n", BENCH_NAME); return 2; }
+      if (r < 0 || parse_u64("--max-n", v, &o.max_n))
+        return 2;
+      if (o.max_n < 1024) {
+        fprintf(stderr, "%s: --max-n must be at least 1024\n", BENCH_NAME);
+        return 2;
+      }
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       for (auto &name : split(v)) {
         cureduce_dtype d;
-        if (parse_dtype("--dtype", name.c_str(), &d)) return 2;
+        if (parse_dtype("--dtype", name.c_str(), &d))
+          return 2;
         o.dtypes.push_back(d);
       }
     } else if ((r = arg_value(argc, argv, &i, "--op", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       for (auto &name : split(v)) {
         cureduce_op op;
-        if (parse_op("--op", name.c_str(), &op)) return 2;
+        if (parse_op("--op", name.c_str(), &op))
+          return 2;
         o.ops.push_back(op);
       }
     } else {
@@ -100,9 +113,11 @@ int parse(int argc, char **argv, options &o) {
     }
   }
   if (o.dtypes.empty())
-    for (int d = 0; d < CUREDUCE_DTYPE_COUNT; ++d) o.dtypes.push_back((cureduce_dtype)d);
+    for (int d = 0; d < CUREDUCE_DTYPE_COUNT; ++d)
+      o.dtypes.push_back((cureduce_dtype)d);
   if (o.ops.empty())
-    for (int op = 0; op < CUREDUCE_OP_COUNT; ++op) o.ops.push_back((cureduce_op)op);
+    for (int op = 0; op < CUREDUCE_OP_COUNT; ++op)
+      o.ops.push_back((cureduce_op)op);
   return 0;
 }
 
@@ -117,7 +132,10 @@ double unit_roundoff(cureduce_dtype acc) {
 }
 
 double max_finite(cureduce_dtype acc) {
-  return acc == CUREDUCE_F16 ? 65504.0 : acc == CUREDUCE_BF16 ? 3.38e38 : acc == CUREDUCE_F32 ? 3.4e38 : 1.79e308;
+  return acc == CUREDUCE_F16    ? 65504.0
+         : acc == CUREDUCE_BF16 ? 3.38e38
+         : acc == CUREDUCE_F32  ? 3.4e38
+                                : 1.79e308;
 }
 
 bool is_float(cureduce_dtype d) { return d != CUREDUCE_I8 && d != CUREDUCE_I32 && d != CUREDUCE_I64; }
@@ -140,10 +158,19 @@ verdict check(cureduce_op op, cureduce_dtype acc, const void *result, const pref
   }
   if (!is_float(acc)) {
     int64_t got;
-    if (acc == CUREDUCE_I32) { int32_t g; memcpy(&g, result, 4); got = g; } else memcpy(&got, result, 8);
-    int64_t want = op == CUREDUCE_SUM ? r.isum : op == CUREDUCE_SUMSQ ? r.isumsq
-                   : op == CUREDUCE_MIN ? (int64_t)r.min : op == CUREDUCE_MAX ? (int64_t)r.max : (int64_t)r.absmax;
-    if (acc == CUREDUCE_I32) want = (int32_t)(uint32_t)(uint64_t)want;
+    if (acc == CUREDUCE_I32) {
+      int32_t g;
+      memcpy(&g, result, 4);
+      got = g;
+    } else
+      memcpy(&got, result, 8);
+    int64_t want = op == CUREDUCE_SUM     ? r.isum
+                   : op == CUREDUCE_SUMSQ ? r.isumsq
+                   : op == CUREDUCE_MIN   ? (int64_t)r.min
+                   : op == CUREDUCE_MAX   ? (int64_t)r.max
+                                          : (int64_t)r.absmax;
+    if (acc == CUREDUCE_I32)
+      want = (int32_t)(uint32_t)(uint64_t)want;
     snprintf(why, sizeof why, "%lld, want %lld", (long long)got, (long long)want);
     return {got == want, 0, why};
   }
@@ -158,13 +185,17 @@ verdict check(cureduce_op op, cureduce_dtype acc, const void *result, const pref
   double exact = op == CUREDUCE_SUMSQ ? r.sumsq : r.sum;
   double mag = op == CUREDUCE_SUMSQ ? r.sq_abs_sum : r.abs_sum;
   const bool may_overflow = mag >= max_finite(acc); // the sum itself, before a mean divides
-  if (op == CUREDUCE_MEAN) exact /= n, mag /= n;
+  if (op == CUREDUCE_MEAN)
+    exact /= n, mag /= n;
   const double u = unit_roundoff(acc);
-  const double tiny = acc == CUREDUCE_F16 ? 0x1p-24 : acc == CUREDUCE_BF16 ? 0x1p-133 : 0; // underflowing squares
+  const double tiny = acc == CUREDUCE_F16    ? 0x1p-24
+                      : acc == CUREDUCE_BF16 ? 0x1p-133
+                                             : 0; // underflowing squares
   const double bound = (log2(n + 1) + 64) * u * mag + fabs(exact) * u + n * tiny;
   const double err = exact != 0 ? fabs(g - exact) / fabs(exact) : fabs(g);
   snprintf(why, sizeof why, "%.17g, exact %.17g, bound %.3g", g, exact, bound);
-  if (!isfinite(g) && may_overflow) return {true, INFINITY, why}; // accumulator overflow
+  if (!isfinite(g) && may_overflow)
+    return {true, INFINITY, why}; // accumulator overflow
   return {fabs(g - exact) <= bound, err, why};
 }
 
@@ -182,9 +213,13 @@ std::vector<uint64_t> sweep_sizes(const options &o) {
   std::vector<uint64_t> s;
   const int quick[] = {10, 14, 18, 20, 24, 26, 28};
   if (o.quick) {
-    for (int e : quick) if ((1ull << e) <= o.max_n) s.push_back(1ull << e);
+    for (int e : quick)
+      if ((1ull << e) <= o.max_n)
+        s.push_back(1ull << e);
   } else {
-    for (int e = 10; e <= 30; e += 2) if ((1ull << e) <= o.max_n) s.push_back(1ull << e);
+    for (int e = 10; e <= 30; e += 2)
+      if ((1ull << e) <= o.max_n)
+        s.push_back(1ull << e);
   }
   return s;
 }
@@ -193,9 +228,11 @@ std::vector<uint64_t> sweep_sizes(const options &o) {
 std::vector<cureduce_dtype> accs_for(cureduce_dtype d, cureduce_op op, bool quick) {
   std::vector<cureduce_dtype> v;
   cureduce_dtype def;
-  if (cureduce_resolve_acc(op, d, CUREDUCE_ACC_DEFAULT, &def) != CUREDUCE_SUCCESS) return v;
+  if (cureduce_resolve_acc(op, d, CUREDUCE_ACC_DEFAULT, &def) != CUREDUCE_SUCCESS)
+    return v;
   v.push_back(def);
-  if (quick) return v;
+  if (quick)
+    return v;
   for (int a = 0; a < CUREDUCE_DTYPE_COUNT; ++a)
     if ((cureduce_dtype)a != def && cureduce_supported(op, d, (cureduce_dtype)a) == CUREDUCE_SUCCESS)
       v.push_back((cureduce_dtype)a);
@@ -235,7 +272,8 @@ struct bench_run {
     x.err = v.err;
     if (!v.ok || !x.stable) {
       fprintf(stderr, "\nWRONG: %s %s->%s n=%llu: %s%s\n", cureduce_op_name(op), cureduce_dtype_name(d),
-              cureduce_dtype_name(acc), (unsigned long long)n, v.why.c_str(), x.stable ? "" : " (not reproducible)");
+              cureduce_dtype_name(acc), (unsigned long long)n, v.why.c_str(),
+              x.stable ? "" : " (not reproducible)");
       ++wrong;
       return false;
     }
@@ -248,7 +286,8 @@ struct bench_run {
   void measure_cub(cureduce_op op, cureduce_dtype d, cureduce_dtype acc, const void *d_in, uint64_t n,
                    const prefix_reference &ref, timer &t, row &ours) {
     auto cub = make_cub_run(op, d, acc, d_in, n, d_out);
-    if (!cub) return;
+    if (!cub)
+      return;
     unsigned char a[16];
     cub->launch(stream);
     BENCH_CUDA(cudaMemcpyAsync(a, d_out, 16, cudaMemcpyDeviceToHost, stream));
@@ -273,13 +312,17 @@ struct bench_run {
     void *d_in;
     BENCH_CUDA(cudaMalloc(&d_in, max_n * size));
     // floats uniform in [-1, 1); i8 its whole range; wider integers +-2^20 (exact in f64)
-    if (d == CUREDUCE_I8) fill_random(d, d_in, max_n, 7 + d, -128.0, 128.0, stream);
-    else if (!is_float(d)) fill_random(d, d_in, max_n, 7 + d, -1048576.0, 1048576.0, stream);
-    else fill_random(d, d_in, max_n, 7 + d, -1.0, 1.0, stream);
+    if (d == CUREDUCE_I8)
+      fill_random(d, d_in, max_n, 7 + d, -128.0, 128.0, stream);
+    else if (!is_float(d))
+      fill_random(d, d_in, max_n, 7 + d, -1048576.0, 1048576.0, stream);
+    else
+      fill_random(d, d_in, max_n, 7 + d, -1.0, 1.0, stream);
     std::vector<char> host(max_n * size);
     BENCH_CUDA(cudaMemcpyAsync(host.data(), d_in, max_n * size, cudaMemcpyDeviceToHost, stream));
     BENCH_CUDA(cudaStreamSynchronize(stream));
-    const auto refs = compute_references(d, host.data(), sizes, (int)std::max(1u, std::thread::hardware_concurrency()));
+    const auto refs =
+        compute_references(d, host.data(), sizes, (int)std::max(1u, std::thread::hardware_concurrency()));
     timer t(stream, g.l2_bytes, o.held);
     for (size_t k = 0; k < sizes.size(); ++k) {
       const uint64_t n = sizes[k];
@@ -292,7 +335,8 @@ struct bench_run {
           fprintf(stderr, "\r[%d/%d] %-6s %-6s acc %-4s n=2^%-2d   ", done, total, cureduce_op_name(op),
                   cureduce_dtype_name(d), cureduce_dtype_name(acc), (int)log2((double)n));
           row x{"cureduce", d, acc, cureduce_op_name(op), n, 0, 0, roof_hot, 0, 0, true};
-          if (!measure_ours(op, d, acc, d_in, n, refs[k], t, x)) continue;
+          if (!measure_ours(op, d, acc, d_in, n, refs[k], t, x))
+            continue;
           measure_cub(op, d, acc, d_in, n, refs[k], t, x);
           rows.push_back(x);
         }
@@ -303,21 +347,24 @@ struct bench_run {
   }
 };
 
-std::string dir_of(const options &o, const gpu_info &g) {
-  return results_dir(o.out, g);
-}
+std::string dir_of(const options &o, const gpu_info &g) { return results_dir(o.out, g); }
 
 void write_csv(const std::string &path, const bench_run &b) {
   FILE *f = fopen(path.c_str(), "w");
-  if (!f) { fprintf(stderr, "%s: cannot write %s\n", BENCH_NAME, path.c_str()); exit(1); }
-  fprintf(f, "gpu,impl,dtype,acc,op,n,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,roof_hot_us,bitwise_stable\n");
+  if (!f) {
+    fprintf(stderr, "%s: cannot write %s\n", BENCH_NAME, path.c_str());
+    exit(1);
+  }
+  fprintf(f, "gpu,impl,dtype,acc,op,n,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,roof_hot_us,"
+             "bitwise_stable\n");
   for (const row &x : b.rows) {
     const double bytes = (double)x.n * cureduce_dtype_size(x.dtype);
     char cub[32] = "";
-    if (x.cub_hot > 0) snprintf(cub, sizeof cub, "%.4f", x.cub_hot / x.hot);
+    if (x.cub_hot > 0)
+      snprintf(cub, sizeof cub, "%.4f", x.cub_hot / x.hot);
     fprintf(f, "%s,%s,%s,%s,%s,%llu,%.3f,%.3f,%.1f,%.4f,%s,%.3e,%.3f,%d\n", b.g.name.c_str(), x.impl.c_str(),
-            cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), x.op.c_str(), (unsigned long long)x.n, x.hot,
-            x.cold, bytes / x.hot / 1e3, x.roof_hot / x.hot, cub, x.err, x.roof_hot, x.stable ? 1 : 0);
+            cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), x.op.c_str(), (unsigned long long)x.n,
+            x.hot, x.cold, bytes / x.hot / 1e3, x.roof_hot / x.hot, cub, x.err, x.roof_hot, x.stable ? 1 : 0);
   }
   fclose(f);
 }
@@ -333,8 +380,9 @@ void summarize(const std::string &path, const bench_run &b) {
     if (x.impl != "cureduce" || x.cub_hot <= 0) {
       if (x.impl == "cureduce" && x.n >= (1ull << 26) && x.roof_hot / x.hot < 0.97) {
         ++big_misses;
-        snprintf(line, sizeof line, "  %s %s->%s n=%llu: %.3f of roofline\n", x.op.c_str(), cureduce_dtype_name(x.dtype),
-                 cureduce_dtype_name(x.acc), (unsigned long long)x.n, x.roof_hot / x.hot);
+        snprintf(line, sizeof line, "  %s %s->%s n=%llu: %.3f of roofline\n", x.op.c_str(),
+                 cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), (unsigned long long)x.n,
+                 x.roof_hot / x.hot);
         big_list += line;
       }
       continue;
@@ -346,8 +394,8 @@ void summarize(const std::string &path, const bench_run &b) {
       worst_big = std::min(worst_big, roof);
       if (roof < 0.97) {
         ++big_misses;
-        snprintf(line, sizeof line, "  %s %s->%s n=%llu: %.3f of roofline\n", x.op.c_str(), cureduce_dtype_name(x.dtype),
-                 cureduce_dtype_name(x.acc), (unsigned long long)x.n, roof);
+        snprintf(line, sizeof line, "  %s %s->%s n=%llu: %.3f of roofline\n", x.op.c_str(),
+                 cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), (unsigned long long)x.n, roof);
         big_list += line;
       }
     }
@@ -356,16 +404,17 @@ void summarize(const std::string &path, const bench_run &b) {
       worst_mid = std::max(worst_mid, frac);
       if (frac > 0.5) {
         ++mid_misses;
-        snprintf(line, sizeof line, "  %s %s->%s n=%llu: %.2f of CUB's time\n", x.op.c_str(), cureduce_dtype_name(x.dtype),
-                 cureduce_dtype_name(x.acc), (unsigned long long)x.n, frac);
+        snprintf(line, sizeof line, "  %s %s->%s n=%llu: %.2f of CUB's time\n", x.op.c_str(),
+                 cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), (unsigned long long)x.n, frac);
         mid_list += line;
       }
     }
     worst_cub = std::min(worst_cub, speedup);
     if (speedup < 1 / 1.03) {
       ++cub_misses;
-      snprintf(line, sizeof line, "  %s %s->%s n=%llu: CUB %.2fx faster\n", x.op.c_str(), cureduce_dtype_name(x.dtype),
-               cureduce_dtype_name(x.acc), (unsigned long long)x.n, 1 / speedup);
+      snprintf(line, sizeof line, "  %s %s->%s n=%llu: CUB %.2fx faster\n", x.op.c_str(),
+               cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), (unsigned long long)x.n,
+               1 / speedup);
       cub_list += line;
     }
   }
@@ -375,24 +424,31 @@ void summarize(const std::string &path, const bench_run &b) {
   for (const row &x : b.rows)
     if (x.impl == "cub" && x.op == "sum" && x.dtype == CUREDUCE_F32 && x.acc == CUREDUCE_F32)
       for (const row &y : b.rows)
-        if (y.impl == "cureduce" && y.op == "sum" && y.dtype == CUREDUCE_F32 && y.acc == CUREDUCE_F32 && y.n == x.n) {
+        if (y.impl == "cureduce" && y.op == "sum" && y.dtype == CUREDUCE_F32 && y.acc == CUREDUCE_F32 &&
+            y.n == x.n) {
           ++err_count;
           if (y.err > x.err) {
             ++err_misses;
-            snprintf(line, sizeof line, "  n=%llu: ours %.2e, CUB %.2e\n", (unsigned long long)x.n, y.err, x.err);
+            snprintf(line, sizeof line, "  n=%llu: ours %.2e, CUB %.2e\n", (unsigned long long)x.n, y.err,
+                     x.err);
             err_list += line;
           }
         }
-  snprintf(line, sizeof line, "cureduce-bench on %s: %d (dtype, op, acc, n) results validated, %d wrong\n",
-           b.g.name.c_str(), (int)std::count_if(b.rows.begin(), b.rows.end(), [](const row &x) { return x.impl == "cureduce"; }),
-           b.wrong);
+  snprintf(
+      line, sizeof line, "cureduce-bench on %s: %d (dtype, op, acc, n) results validated, %d wrong\n",
+      b.g.name.c_str(),
+      (int)std::count_if(b.rows.begin(), b.rows.end(), [](const row &x) { return x.impl == "cureduce"; }),
+      b.wrong);
   s += line;
   s += hot_timing_line(b.o.held);
-  snprintf(line, sizeof line, "target n >= 2^26 at >= 0.97 of the read roofline: %d misses (worst %.3f)\n", big_misses, worst_big);
+  snprintf(line, sizeof line, "target n >= 2^26 at >= 0.97 of the read roofline: %d misses (worst %.3f)\n",
+           big_misses, worst_big);
   s += line + big_list;
-  snprintf(line, sizeof line, "target n in 2^14..2^20 at <= 0.5 of CUB's time: %d misses (worst %.2f)\n", mid_misses, worst_mid);
+  snprintf(line, sizeof line, "target n in 2^14..2^20 at <= 0.5 of CUB's time: %d misses (worst %.2f)\n",
+           mid_misses, worst_mid);
   s += line + mid_list;
-  snprintf(line, sizeof line, "target never more than 3%% slower than CUB: %d misses (worst speed-up %.3f)\n", cub_misses, worst_cub);
+  snprintf(line, sizeof line, "target never more than 3%% slower than CUB: %d misses (worst speed-up %.3f)\n",
+           cub_misses, worst_cub);
   s += line + cub_list;
   snprintf(line, sizeof line, "target geometric-mean speed-up over CUB >= 1.3: %.3f over %d comparisons\n",
            count ? exp(log_sum / count) : 0.0, count);
@@ -403,7 +459,10 @@ void summarize(const std::string &path, const bench_run &b) {
     s += unheld_batches_line(b.unheld);
   fputs(s.c_str(), stdout);
   FILE *f = fopen(path.c_str(), "w");
-  if (f) { fputs(s.c_str(), f); fclose(f); }
+  if (f) {
+    fputs(s.c_str(), f);
+    fclose(f);
+  }
 }
 
 } // namespace
@@ -418,7 +477,8 @@ extern "C" int cmd_bench(int argc, char **argv) {
     if (!strcmp(argv[i], "--rows"))
       return cmd_bench_rows(argc, argv);
   options o;
-  if (int rc = parse(argc, argv, o)) return rc;
+  if (int rc = parse(argc, argv, o))
+    return rc;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     fprintf(stderr, "%s: no CUDA GPU found: the benchmark measures GPU kernels and needs one\n", BENCH_NAME);
@@ -427,14 +487,20 @@ extern "C" int cmd_bench(int argc, char **argv) {
   bench_run b(o, current_gpu());
   BENCH_CUDA(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
   BENCH_CUDA(cudaMalloc(&b.d_out, 16));
-  if (cureduce_create(&b.h) != CUREDUCE_SUCCESS) { fprintf(stderr, "%s: cureduce_create failed\n", BENCH_NAME); return 1; }
+  if (cureduce_create(&b.h) != CUREDUCE_SUCCESS) {
+    fprintf(stderr, "%s: cureduce_create failed\n", BENCH_NAME);
+    return 1;
+  }
   const auto sizes = sweep_sizes(o);
   for (cureduce_dtype d : o.dtypes)
-    for (cureduce_op op : o.ops) b.total += (int)(accs_for(d, op, o.quick).size() * sizes.size());
-  for (cureduce_dtype d : o.dtypes) b.run_dtype(d, sizes);
+    for (cureduce_op op : o.ops)
+      b.total += (int)(accs_for(d, op, o.quick).size() * sizes.size());
+  for (cureduce_dtype d : o.dtypes)
+    b.run_dtype(d, sizes);
   fprintf(stderr, "\n");
   const std::string dir = dir_of(o, b.g);
-  if (make_dirs(dir)) return 1;
+  if (make_dirs(dir))
+    return 1;
   const std::string stem = dir + (o.quick ? "/bench_quick" : "/bench") + (o.held ? "_held" : "");
   write_csv(stem + ".csv", b);
   summarize(stem + "_summary.txt", b);

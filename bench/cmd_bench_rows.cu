@@ -86,14 +86,16 @@ struct rows_bench {
     const size_t size = cureduce_dtype_size(d), out_size = cureduce_result_size(op, acc);
     const char *axis_name = seg ? "segments" : axis == 1 ? "1" : "0";
     fprintf(stderr, "\r%-6s %-5s %8llux%-9llu axis %-8s    ", cureduce_op_name(op), cureduce_dtype_name(d),
-            (unsigned long long)(seg ? segments : s.rows), (unsigned long long)(seg ? elements : s.cols), axis_name);
+            (unsigned long long)(seg ? segments : s.rows), (unsigned long long)(seg ? elements : s.cols),
+            axis_name);
 
     void *d_out;
     BENCH_CUDA(cudaMalloc(&d_out, outputs * out_size + 16));
     auto ours = [&] {
-      cureduce_status st = seg ? cureduce_reduce_segments(h, op, d, d_in, segments, d_off, acc, d_out, stream)
-                           : axis == 1 ? cureduce_reduce_rows(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream)
-                                       : cureduce_reduce_cols(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream);
+      cureduce_status st =
+          seg         ? cureduce_reduce_segments(h, op, d, d_in, segments, d_off, acc, d_out, stream)
+          : axis == 1 ? cureduce_reduce_rows(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream)
+                      : cureduce_reduce_cols(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream);
       if (st != CUREDUCE_SUCCESS) {
         fprintf(stderr, "\nreduce failed: %s\n", cureduce_status_string(st));
         exit(1);
@@ -111,8 +113,9 @@ struct rows_bench {
     const cureduce_dtype ref_acc = sum ? CUREDUCE_F64 : acc;
     const cureduce_status st =
         seg ? cureduce_cpu_reduce_segments(op, d, host.data(), segments, off.data(), ref_acc, want.data())
-        : axis == 1 ? cureduce_cpu_reduce_rows(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data())
-                    : cureduce_cpu_reduce_cols(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data());
+        : axis == 1
+            ? cureduce_cpu_reduce_rows(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data())
+            : cureduce_cpu_reduce_cols(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data());
     double err = 0;
     bool ok = st == CUREDUCE_SUCCESS;
     if (ok && sum) {
@@ -144,7 +147,8 @@ struct rows_bench {
     }
     if (!ok || !stable) {
       fprintf(stderr, "\nWRONG: %s %s %llux%llu axis %s%s\n", cureduce_op_name(op), cureduce_dtype_name(d),
-              (unsigned long long)s.rows, (unsigned long long)s.cols, axis_name, stable ? "" : " (not reproducible)");
+              (unsigned long long)s.rows, (unsigned long long)s.cols, axis_name,
+              stable ? "" : " (not reproducible)");
       ++wrong;
       BENCH_CUDA(cudaFree(d_out));
       return;
@@ -153,13 +157,17 @@ struct rows_bench {
     const double roof_hot = read_roofline_us(t, d_in, elements * size, stream, false, 20);
     const double roof_cold = read_roofline_us(t, d_in, elements * size, stream, true, 10);
     const uint64_t rows_col = seg ? segments : s.rows, cols_col = seg ? elements : s.cols;
-    out_rows.push_back({"roofline", "read", axis_name, d, d, rows_col, cols_col, roof_hot, roof_cold, roof_hot, 0, 0, true});
-    result_row x{"cureduce", cureduce_op_name(op), axis_name, d, acc, rows_col, cols_col, 0, 0, roof_hot, err, 0, stable};
+    out_rows.push_back(
+        {"roofline", "read", axis_name, d, d, rows_col, cols_col, roof_hot, roof_cold, roof_hot, 0, 0, true});
+    result_row x{
+        "cureduce", cureduce_op_name(op), axis_name, d, acc, rows_col, cols_col, 0, 0, roof_hot, err, 0,
+        stable};
     const double once = t.hot_us(ours, 1, 1);
     x.hot = t.hot_us(ours, reps_for(once, 30.0, 7, 200));
     x.cold = t.cold_us(ours, reps_for(once, 10.0, 5, 20));
     if (sum) {
-      auto cub = make_cub_segmented_sum(d, d_in, s.rows, s.cols, axis, seg ? d_off : nullptr, segments, d_out);
+      auto cub =
+          make_cub_segmented_sum(d, d_in, s.rows, s.cols, axis, seg ? d_off : nullptr, segments, d_out);
       if (cub) {
         auto cub_launch = [&] { cub->launch(stream); };
         cub_launch();
@@ -173,7 +181,8 @@ struct rows_bench {
           cub_err = std::max(cub_err, fabs(cg[o] - w) / std::max(fabs(w), 1e-30));
         }
         const double c_once = t.hot_us(cub_launch, 1, 1);
-        result_row c{"cub_segmented", x.op, axis_name, d, acc, rows_col, cols_col, 0, 0, roof_hot, 0, 0, true};
+        result_row c{"cub_segmented", x.op, axis_name, d,   acc, rows_col, cols_col, 0, 0,
+                     roof_hot,        0,    0,         true};
         c.hot = t.hot_us(cub_launch, reps_for(c_once, 30.0, 5, 200));
         c.cold = t.cold_us(cub_launch, reps_for(c_once, 10.0, 3, 10));
         c.cub_hot = c.hot;
@@ -197,15 +206,18 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
     fprintf(stderr, "%s: cannot write %s\n", BENCH_NAME, dir.c_str());
     exit(1);
   }
-  fprintf(f, "gpu,impl,dtype,acc,op,rows,cols,axis,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,roof_hot_us,bitwise_stable\n");
-  fprintf(s, "cureduce-bench --rows on %s (hot medians; roof = read roofline time / ours; "
-             "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n",
+  fprintf(f, "gpu,impl,dtype,acc,op,rows,cols,axis,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,"
+             "roof_hot_us,bitwise_stable\n");
+  fprintf(s,
+          "cureduce-bench --rows on %s (hot medians; roof = read roofline time / ours; "
+          "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n",
           b.g.name.c_str());
   fputs(hot_timing_line(b.held), s);
   if (b.held)
     fputs(unheld_batches_line(b.unheld).c_str(), s);
   fputs("\n", s);
-  fprintf(s, "%-6s %-5s %-22s %-8s %9s %9s %7s %8s\n", "op", "dtype", "shape", "axis", "ours_us", "GB/s", "roof", "xCUB");
+  fprintf(s, "%-6s %-5s %-22s %-8s %9s %9s %7s %8s\n", "op", "dtype", "shape", "axis", "ours_us", "GB/s",
+          "roof", "xCUB");
   int misses = 0, total = 0;
   for (const result_row &x : b.out_rows) {
     const double bytes = x.axis == "segments" ? (double)x.cols * cureduce_dtype_size(x.dtype)
@@ -214,8 +226,8 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
     const double roof = x.roof_hot / x.hot, vs_cub = x.cub_hot > 0 ? x.cub_hot / x.hot : 0;
     fprintf(f, "%s,%s,%s,%s,%s,%llu,%llu,%s,%.3f,%.3f,%.1f,%.4f,%.4f,%.3g,%.3f,%d\n", b.g.name.c_str(),
             x.impl.c_str(), cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), x.op.c_str(),
-            (unsigned long long)x.rows, (unsigned long long)x.cols, x.axis.c_str(), x.hot, x.cold, gbps,
-            roof, vs_cub, x.err, x.roof_hot, x.stable ? 1 : 0);
+            (unsigned long long)x.rows, (unsigned long long)x.cols, x.axis.c_str(), x.hot, x.cold, gbps, roof,
+            vs_cub, x.err, x.roof_hot, x.stable ? 1 : 0);
     if (x.impl != "cureduce")
       continue;
     char shape_s[64];
@@ -228,7 +240,8 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
     fprintf(s, "%-6s %-5s %-22s %-8s %9.2f %9.1f %7.3f %8.2f%s\n", x.op.c_str(), cureduce_dtype_name(x.dtype),
             shape_s, x.axis.c_str(), x.hot, gbps, roof, vs_cub, miss ? "  MISS (roofline target)" : "");
   }
-  fprintf(s, "\nroofline targets (f32/bf16 sums: >= 0.9, segment mix >= 0.8): %d of %d met\n", total - misses, total);
+  fprintf(s, "\nroofline targets (f32/bf16 sums: >= 0.9, segment mix >= 0.8): %d of %d met\n", total - misses,
+          total);
   fprintf(s, "validated results: %d wrong\n", b.wrong);
   fclose(f);
   fclose(s);
@@ -265,37 +278,45 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--held")) {
       held = true;
     } else if ((r = arg_value(argc, argv, &i, "--out", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       out = v;
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       for (const std::string &name : split_list(v)) {
         cureduce_dtype d;
-        if (parse_dtype("--dtype", name.c_str(), &d)) return 2;
+        if (parse_dtype("--dtype", name.c_str(), &d))
+          return 2;
         dtypes.push_back(d);
       }
     } else if ((r = arg_value(argc, argv, &i, "--op", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       for (const std::string &name : split_list(v)) {
         cureduce_op op;
-        if (parse_op("--op", name.c_str(), &op)) return 2;
+        if (parse_op("--op", name.c_str(), &op))
+          return 2;
         ops.push_back(op);
       }
     } else if ((r = arg_value(argc, argv, &i, "--shape", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       only_shape = v;
       bool known = false;
       for (const rows_shape &s : ROWS_SHAPES)
         known = known || only_shape == shape_name(s);
       if (!known) {
-        fprintf(stderr, "%s bench --rows: --shape '%s' is not one of the benchmark's shapes (", BENCH_NAME, v);
+        fprintf(stderr, "%s bench --rows: --shape '%s' is not one of the benchmark's shapes (", BENCH_NAME,
+                v);
         for (const rows_shape &s : ROWS_SHAPES)
           fprintf(stderr, "%s%s", &s == ROWS_SHAPES ? "" : ", ", shape_name(s).c_str());
         fprintf(stderr, ")\n");
         return 2;
       }
     } else if ((r = arg_value(argc, argv, &i, "--axis", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       if (strcmp(v, "0") && strcmp(v, "1")) {
         fprintf(stderr, "%s bench --rows: --axis must be 0 (columns) or 1 (rows), not '%s'\n", BENCH_NAME, v);
         return 2;
@@ -306,8 +327,10 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
       return 2;
     }
   }
-  if (dtypes.empty()) dtypes = {CUREDUCE_F32, CUREDUCE_BF16};
-  if (ops.empty()) ops = {CUREDUCE_SUM};
+  if (dtypes.empty())
+    dtypes = {CUREDUCE_F32, CUREDUCE_BF16};
+  if (ops.empty())
+    ops = {CUREDUCE_SUM};
   for (cureduce_dtype d : dtypes)
     for (cureduce_op op : ops)
       if (op == CUREDUCE_SUM && d != CUREDUCE_F32 && d != CUREDUCE_BF16) {
@@ -354,7 +377,8 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
   }
   fprintf(stderr, "\n");
   const std::string dir = results_dir(out, b.g);
-  if (make_dirs(dir)) return 1;
+  if (make_dirs(dir))
+    return 1;
   write_outputs(dir, b);
   cureduce_destroy(b.h);
   return b.wrong ? 1 : 0;

@@ -1,8 +1,8 @@
 // `cureduce-bench ladder`: validate, then time, every rung of the teaching ladder on one array, with
 // the read roofline and CUB measured in the same run; or sweep n (--shmoo). Layer: the benchmark tool.
+#include "../ladder/ladder.h"
 #include "args.h"
 #include "bench_commands.h"
-#include "../ladder/ladder.h"
 #include "bench_util.cuh"
 #include "cub_reference.cuh"
 #include "plot.h"
@@ -51,27 +51,36 @@ int parse(int argc, char **argv, options &o) {
     if (!strcmp(argv[i], "--shmoo")) {
       o.shmoo = true;
     } else if ((r = arg_value(argc, argv, &i, "--n", &v))) {
-      if (r < 0 || parse_u64("--n", v, &o.n)) return 2;
-      if (o.n == 0) { fprintf(stderr, "%s ladder: --n must be at least 1\n", BENCH_NAME); return 2; }
+      if (r < 0 || parse_u64("--n", v, &o.n))
+        return 2;
+      if (o.n == 0) {
+        fprintf(stderr, "%s ladder: --n must be at least 1\n", BENCH_NAME);
+        return 2;
+      }
     } else if ((r = arg_value(argc, argv, &i, "--seed", &v))) {
-      if (r < 0 || parse_u64("--seed", v, &o.seed)) return 2;
+      if (r < 0 || parse_u64("--seed", v, &o.seed))
+        return 2;
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
-      if (r < 0 || parse_dtype("--dtype", v, &o.dtype)) return 2;
+      if (r < 0 || parse_dtype("--dtype", v, &o.dtype))
+        return 2;
       if (o.dtype != CUREDUCE_F32 && o.dtype != CUREDUCE_I32) {
         fprintf(stderr, "%s ladder: --dtype must be f32 or i32, got '%s'\n", BENCH_NAME, v);
         return 2;
       }
     } else if ((r = arg_value(argc, argv, &i, "--op", &v))) {
-      if (r < 0 || parse_op("--op", v, &o.op)) return 2;
+      if (r < 0 || parse_op("--op", v, &o.op))
+        return 2;
       if (o.op != CUREDUCE_SUM && o.op != CUREDUCE_MIN && o.op != CUREDUCE_MAX) {
         fprintf(stderr, "%s ladder: --op must be sum, min or max, got '%s'\n", BENCH_NAME, v);
         return 2;
       }
     } else if ((r = arg_value(argc, argv, &i, "--csv", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       o.csv = v;
     } else if ((r = arg_value(argc, argv, &i, "--plot", &v))) {
-      if (r < 0) return 2;
+      if (r < 0)
+        return 2;
       o.plot = v;
     } else {
       fprintf(stderr, "%s ladder: unknown argument '%s' (see --help)\n", BENCH_NAME, argv[i]);
@@ -92,7 +101,8 @@ struct workload {
   cudaStream_t stream = nullptr;
   int sms = 0;
 
-  workload(cureduce_dtype d, cureduce_op o, uint64_t count, uint64_t seed, int sm) : dtype(d), op(o), n(count), sms(sm) {
+  workload(cureduce_dtype d, cureduce_op o, uint64_t count, uint64_t seed, int sm)
+      : dtype(d), op(o), n(count), sms(sm) {
     BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     BENCH_CUDA(cudaMalloc(&d_in, n * 4));
     BENCH_CUDA(cudaMalloc(&d_out, 16));
@@ -100,22 +110,28 @@ struct workload {
     BENCH_CUDA(cudaMalloc(&d_counter, sizeof(unsigned)));
     BENCH_CUDA(cudaMemset(d_counter, 0, sizeof(unsigned)));
     // f32 in [-1, 1): sums cancel, so float roundings stay visible; i32 in [-1000, 1000).
-    if (d == CUREDUCE_F32) fill_random(d, d_in, n, seed, -1.0, 1.0, stream);
-    else fill_random(d, d_in, n, seed, -1000.0, 1000.0, stream);
+    if (d == CUREDUCE_F32)
+      fill_random(d, d_in, n, seed, -1.0, 1.0, stream);
+    else
+      fill_random(d, d_in, n, seed, -1000.0, 1000.0, stream);
     std::vector<char> host(n * 4);
     BENCH_CUDA(cudaMemcpyAsync(host.data(), d_in, n * 4, cudaMemcpyDeviceToHost, stream));
     BENCH_CUDA(cudaStreamSynchronize(stream));
     reference(host.data());
   }
   ~workload() {
-    cudaFree(d_in); cudaFree(d_out); cudaFree(d_scratch); cudaFree(d_counter);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_scratch);
+    cudaFree(d_counter);
     cudaStreamDestroy(stream);
   }
 
   void reference(const void *h) {
     if (dtype == CUREDUCE_F32) {
       const float *x = (const float *)h;
-      for (uint64_t i = 0; i < n; ++i) abs_sum += fabs(x[i]);
+      for (uint64_t i = 0; i < n; ++i)
+        abs_sum += fabs(x[i]);
       if (op == CUREDUCE_SUM) {
         (void)cureduce_cpu_sum_exact(dtype, h, n, CUREDUCE_F64, &want);
       } else {
@@ -130,9 +146,7 @@ struct workload {
     }
   }
 
-  ladder::rung_ctx ctx() const {
-    return {dtype, op, d_in, n, d_out, d_scratch, d_counter, stream, sms};
-  }
+  ladder::rung_ctx ctx() const { return {dtype, op, d_in, n, d_out, d_scratch, d_counter, stream, sms}; }
   uint32_t result_bits() const {
     uint32_t b;
     BENCH_CUDA(cudaStreamSynchronize(stream));
@@ -141,13 +155,18 @@ struct workload {
     return b;
   }
   double value_of(uint32_t bits) const {
-    if (dtype == CUREDUCE_F32) { float f; memcpy(&f, &bits, 4); return f; }
+    if (dtype == CUREDUCE_F32) {
+      float f;
+      memcpy(&f, &bits, 4);
+      return f;
+    }
     return (double)(int32_t)bits;
   }
   // Float sums: within a tolerance of the exact sum that any summation order meets at these
   // sizes (2^-20 of sum |x|); everything else: exact.
   bool valid(double got) const {
-    if (dtype == CUREDUCE_F32 && op == CUREDUCE_SUM) return fabs(got - want) <= ldexp(abs_sum, -20);
+    if (dtype == CUREDUCE_F32 && op == CUREDUCE_SUM)
+      return fabs(got - want) <= ldexp(abs_sum, -20);
     return got == want;
   }
 };
@@ -192,9 +211,11 @@ int run_table(const options &o, const gpu_info &g) {
   const double bytes = (double)o.n * 4;
   std::vector<row> rows;
   int wrong = 0, k = 0, total = 0;
-  for (const auto &r : ladder::RUNGS) total += ladder::rung_supports(r, o.dtype, o.op);
+  for (const auto &r : ladder::RUNGS)
+    total += ladder::rung_supports(r, o.dtype, o.op);
   for (const auto &r : ladder::RUNGS) {
-    if (!ladder::rung_supports(r, o.dtype, o.op)) continue;
+    if (!ladder::rung_supports(r, o.dtype, o.op))
+      continue;
     progress(r.name, ++k, total);
     row x{r.id, r.name};
     std::string why;
@@ -202,7 +223,8 @@ int run_table(const options &o, const gpu_info &g) {
       fprintf(stderr, "\nrung %s (%s) is WRONG: %s; not timed\n", r.id, r.name, why.c_str());
       ++wrong;
     }
-    if (x.stable != ladder::rung_reproducible(r, o.dtype, o.op) && ladder::rung_reproducible(r, o.dtype, o.op)) {
+    if (x.stable != ladder::rung_reproducible(r, o.dtype, o.op) &&
+        ladder::rung_reproducible(r, o.dtype, o.op)) {
       fprintf(stderr, "\nrung %s (%s) gave different bits on two runs: a race\n", r.id, r.name);
       ++wrong;
     }
@@ -216,7 +238,8 @@ int run_table(const options &o, const gpu_info &g) {
   row cubrow{"cub", "cub_device_reduce"};
   cub->launch(w.stream);
   const uint32_t cub_bits = w.result_bits();
-  if (!w.valid(w.value_of(cub_bits))) fprintf(stderr, "note: CUB's result %.9g is outside the tolerance\n", w.value_of(cub_bits));
+  if (!w.valid(w.value_of(cub_bits)))
+    fprintf(stderr, "note: CUB's result %.9g is outside the tolerance\n", w.value_of(cub_bits));
   cub->launch(w.stream);
   cubrow.stable = w.result_bits() == cub_bits;
   cubrow.hot = t.hot_us([&] { cub->launch(w.stream); }, 30);
@@ -227,42 +250,60 @@ int run_table(const options &o, const gpu_info &g) {
   printf("ladder: %s, %s %s, n = %llu (%.1f MiB), read roofline %.1f us hot (%.0f GB/s), %.1f us cold\n",
          g.name.c_str(), cureduce_op_name(o.op), cureduce_dtype_name(o.dtype), (unsigned long long)o.n,
          bytes / 1048576.0, roof_hot, bytes / roof_hot / 1e3, roof_cold);
-  printf("%-5s %-26s %10s %10s %8s %7s %9s %9s %6s\n", "rung", "name", "hot_us", "cold_us", "GB/s",
-         "roof", "vs_first", "vs_prev", "stable");
+  printf("%-5s %-26s %10s %10s %8s %7s %9s %9s %6s\n", "rung", "name", "hot_us", "cold_us", "GB/s", "roof",
+         "vs_first", "vs_prev", "stable");
   FILE *csv = o.csv ? fopen(o.csv, "w") : nullptr;
-  if (o.csv && !csv) { fprintf(stderr, "%s ladder: cannot write %s\n", BENCH_NAME, o.csv); return 1; }
-  if (csv) fprintf(csv, "gpu,rung,name,dtype,op,n,hot_us,cold_us,gbps,roof_fraction,speedup_vs_first,speedup_vs_prev,bitwise_stable\n");
+  if (o.csv && !csv) {
+    fprintf(stderr, "%s ladder: cannot write %s\n", BENCH_NAME, o.csv);
+    return 1;
+  }
+  if (csv)
+    fprintf(csv, "gpu,rung,name,dtype,op,n,hot_us,cold_us,gbps,roof_fraction,speedup_vs_first,speedup_vs_"
+                 "prev,bitwise_stable\n");
   double first = 0, prev = 0;
   for (const row &x : rows) {
-    if (!x.timed) { printf("%-5s %-26s %10s\n", x.id.c_str(), x.name.c_str(), "WRONG"); continue; }
-    if (first == 0) first = x.hot;
+    if (!x.timed) {
+      printf("%-5s %-26s %10s\n", x.id.c_str(), x.name.c_str(), "WRONG");
+      continue;
+    }
+    if (first == 0)
+      first = x.hot;
     const double vs_prev = prev > 0 ? prev / x.hot : 1.0;
     printf("%-5s %-26s %10.1f %10.1f %8.0f %6.1f%% %8.1fx %8.2fx %6s\n", x.id.c_str(), x.name.c_str(), x.hot,
-           x.cold, bytes / x.hot / 1e3, 100 * roof_hot / x.hot, first / x.hot, vs_prev, x.stable ? "yes" : "no");
+           x.cold, bytes / x.hot / 1e3, 100 * roof_hot / x.hot, first / x.hot, vs_prev,
+           x.stable ? "yes" : "no");
     if (csv)
       fprintf(csv, "%s,%s,%s,%s,%s,%llu,%.3f,%.3f,%.1f,%.4f,%.3f,%.3f,%d\n", g.name.c_str(), x.id.c_str(),
-              x.name.c_str(), cureduce_dtype_name(o.dtype), cureduce_op_name(o.op), (unsigned long long)o.n, x.hot,
-              x.cold, bytes / x.hot / 1e3, roof_hot / x.hot, first / x.hot, vs_prev, x.stable ? 1 : 0);
-    if (x.id != "cub") prev = x.hot;
+              x.name.c_str(), cureduce_dtype_name(o.dtype), cureduce_op_name(o.op), (unsigned long long)o.n,
+              x.hot, x.cold, bytes / x.hot / 1e3, roof_hot / x.hot, first / x.hot, vs_prev, x.stable ? 1 : 0);
+    if (x.id != "cub")
+      prev = x.hot;
   }
   if (csv) {
     fprintf(csv, "%s,roof,read_roofline,%s,%s,%llu,%.3f,%.3f,%.1f,1.0,%.3f,1.0,1\n", g.name.c_str(),
-            cureduce_dtype_name(o.dtype), cureduce_op_name(o.op), (unsigned long long)o.n, roof_hot, roof_cold,
-            bytes / roof_hot / 1e3, first / roof_hot);
+            cureduce_dtype_name(o.dtype), cureduce_op_name(o.op), (unsigned long long)o.n, roof_hot,
+            roof_cold, bytes / roof_hot / 1e3, first / roof_hot);
     fclose(csv);
   }
-  if (o.plot && plot_csv("ladder", o.csv, o.plot)) return 1;
+  if (o.plot && plot_csv("ladder", o.csv, o.plot))
+    return 1;
   return wrong ? 1 : 0;
 }
 
 int run_shmoo(const options &o, const gpu_info &g) {
   FILE *csv = o.csv ? fopen(o.csv, "w") : nullptr;
-  if (o.csv && !csv) { fprintf(stderr, "%s ladder: cannot write %s\n", BENCH_NAME, o.csv); return 1; }
-  if (csv) fprintf(csv, "gpu,rung,name,dtype,op,n,hot_us,cold_us,gbps,roof_fraction,speedup_vs_first,bitwise_stable\n");
+  if (o.csv && !csv) {
+    fprintf(stderr, "%s ladder: cannot write %s\n", BENCH_NAME, o.csv);
+    return 1;
+  }
+  if (csv)
+    fprintf(csv,
+            "gpu,rung,name,dtype,op,n,hot_us,cold_us,gbps,roof_fraction,speedup_vs_first,bitwise_stable\n");
   int wrong = 0;
   printf("ladder shmoo: %s, %s %s; GB/s (hot)\n%-26s", g.name.c_str(), cureduce_op_name(o.op),
          cureduce_dtype_name(o.dtype), "n =");
-  for (int e = 10; e <= 28; e += 2) printf(" %7s", ("2^" + std::to_string(e)).c_str());
+  for (int e = 10; e <= 28; e += 2)
+    printf(" %7s", ("2^" + std::to_string(e)).c_str());
   printf("\n");
   std::vector<std::vector<std::string>> lines(ladder::RUNG_COUNT + 2);
   for (int e = 10; e <= 28; e += 2) {
@@ -275,7 +316,8 @@ int run_shmoo(const options &o, const gpu_info &g) {
     int idx = 0;
     for (const auto &r : ladder::RUNGS) {
       ++idx;
-      if (!ladder::rung_supports(r, o.dtype, o.op)) continue;
+      if (!ladder::rung_supports(r, o.dtype, o.op))
+        continue;
       progress((std::string(r.name) + " n=2^" + std::to_string(e)).c_str(), idx, ladder::RUNG_COUNT);
       row x{r.id, r.name};
       std::string why;
@@ -284,7 +326,8 @@ int run_shmoo(const options &o, const gpu_info &g) {
         ++wrong;
         continue;
       }
-      if (first == 0) first = x.hot;
+      if (first == 0)
+        first = x.hot;
       lines[idx - 1].push_back(std::to_string((int)(bytes / x.hot / 1e3)));
       if (csv)
         fprintf(csv, "%s,%s,%s,%s,%s,%llu,%.3f,%.3f,%.1f,%.4f,%.3f,%d\n", g.name.c_str(), r.id, r.name,
@@ -301,21 +344,26 @@ int run_shmoo(const options &o, const gpu_info &g) {
               cureduce_dtype_name(o.dtype), cureduce_op_name(o.op), (unsigned long long)n, cub_hot, cub_cold,
               bytes / cub_hot / 1e3, roof / cub_hot, first / cub_hot);
       fprintf(csv, "%s,roof,read_roofline,%s,%s,%llu,%.3f,0,%.1f,1.0,%.3f,1\n", g.name.c_str(),
-              cureduce_dtype_name(o.dtype), cureduce_op_name(o.op), (unsigned long long)n, roof, bytes / roof / 1e3,
-              first / roof);
+              cureduce_dtype_name(o.dtype), cureduce_op_name(o.op), (unsigned long long)n, roof,
+              bytes / roof / 1e3, first / roof);
     }
   }
   fprintf(stderr, "\n");
   for (int i = 0; i < ladder::RUNG_COUNT + 2; ++i) {
-    if (lines[i].empty()) continue;
-    const std::string label = i < ladder::RUNG_COUNT ? std::string(ladder::RUNGS[i].id) + " " + ladder::RUNGS[i].name
-                              : (i == ladder::RUNG_COUNT ? "cub" : "read roofline");
+    if (lines[i].empty())
+      continue;
+    const std::string label = i < ladder::RUNG_COUNT
+                                  ? std::string(ladder::RUNGS[i].id) + " " + ladder::RUNGS[i].name
+                                  : (i == ladder::RUNG_COUNT ? "cub" : "read roofline");
     printf("%-26s", label.c_str());
-    for (auto &s : lines[i]) printf(" %7s", s.c_str());
+    for (auto &s : lines[i])
+      printf(" %7s", s.c_str());
     printf("\n");
   }
-  if (csv) fclose(csv);
-  if (o.plot && plot_csv("shmoo", o.csv, o.plot)) return 1;
+  if (csv)
+    fclose(csv);
+  if (o.plot && plot_csv("shmoo", o.csv, o.plot))
+    return 1;
   return wrong ? 1 : 0;
 }
 
@@ -328,14 +376,16 @@ extern "C" int cmd_ladder(int argc, char **argv) {
       return 0;
     }
   options o;
-  if (int rc = parse(argc, argv, o)) return rc;
+  if (int rc = parse(argc, argv, o))
+    return rc;
   if (o.plot && !o.csv) {
     fprintf(stderr, "%s ladder: --plot draws from the CSV: give --csv FILE too\n", BENCH_NAME);
     return 2;
   }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    fprintf(stderr, "%s ladder: no CUDA GPU found: the ladder measures GPU kernels and needs one\n", BENCH_NAME);
+    fprintf(stderr, "%s ladder: no CUDA GPU found: the ladder measures GPU kernels and needs one\n",
+            BENCH_NAME);
     return 1;
   }
   const gpu_info g = current_gpu();

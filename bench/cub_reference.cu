@@ -58,7 +58,8 @@ std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, 
 
 // ArgMin / ArgMax: CUB writes the extremum and its int64 index to separate outputs; the index
 // goes to d_out (as ours does), the value to the temp allocation's tail.
-template <class In, bool IS_MAX> std::unique_ptr<cub_run> make_arg(const void *d_in, uint64_t n, void *d_out) {
+template <class In, bool IS_MAX>
+std::unique_ptr<cub_run> make_arg(const void *d_in, uint64_t n, void *d_out) {
   auto r = std::make_unique<cub_run>();
   const In *in = static_cast<const In *>(d_in);
   int64_t *idx = static_cast<int64_t *>(d_out);
@@ -91,7 +92,8 @@ std::unique_ptr<cub_run> make_for(cureduce_op op, const void *d_in, uint64_t n, 
   case CUREDUCE_MAX:
     return make<In, Acc>(d_in, n, d_out, cuda::maximum<Acc>{}, cuda::std::numeric_limits<Acc>::lowest());
   case CUREDUCE_ABSMAX: return make<In, Acc>(d_in, n, d_out, cuda::maximum<Acc>{}, Acc(0), abs_acc<Acc>{});
-  case CUREDUCE_SUMSQ: return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0), square_acc<Acc>{});
+  case CUREDUCE_SUMSQ:
+    return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0), square_acc<Acc>{});
   case CUREDUCE_MEAN: // CUB has no mean: its sum, which is what a user would call
     return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0));
   case CUREDUCE_ARGMIN:
@@ -107,10 +109,10 @@ std::unique_ptr<cub_run> make_for(cureduce_op op, const void *d_in, uint64_t n, 
 
 } // namespace
 
-std::unique_ptr<cub_run> make_cub_run(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                                      const void *d_in, uint64_t n, void *d_out) {
-#define CUB_CASE(IN, ACC, ACCT)                                                                 \
-  if (in == IN && acc == ACC)                                                                   \
+std::unique_ptr<cub_run> make_cub_run(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
+                                      uint64_t n, void *d_out) {
+#define CUB_CASE(IN, ACC, ACCT)                                                                              \
+  if (in == IN && acc == ACC)                                                                                \
     return make_for<IN, ACCT>(op, d_in, n, d_out);
   CUB_CASE(CUREDUCE_F32, CUREDUCE_F32, float)
   CUB_CASE(CUREDUCE_F64, CUREDUCE_F64, double)

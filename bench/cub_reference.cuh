@@ -21,7 +21,7 @@ struct cub_run {
 // CUB's reduction of n in_dtype elements into one acc_dtype value at d_out (an int64 index for
 // argmin/argmax), with its temp storage allocated; nullptr when this tool offers no CUB
 // equivalent of (op, in, acc): CUB's narrow accumulators (f16 with f16, ...) are not compared.
-std::unique_ptr<cub_run> make_cub_run(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                                      const void *d_in, uint64_t n, void *d_out);
+std::unique_ptr<cub_run> make_cub_run(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
+                                      uint64_t n, void *d_out);
 
 } // namespace bench

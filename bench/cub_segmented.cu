@@ -41,7 +41,8 @@ std::unique_ptr<cub_run> make(const void *d_in, uint64_t rows, uint64_t cols, in
   auto ends = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), scaled{len, len});
   const int64_t count = d_offsets ? (int64_t)segments : (axis == 1 ? (int64_t)rows : (int64_t)cols);
   if (d_offsets)
-    BENCH_CUDA(cub::DeviceSegmentedReduce::Sum(nullptr, r->temp_bytes, values, out, count, d_offsets, d_offsets + 1));
+    BENCH_CUDA(cub::DeviceSegmentedReduce::Sum(nullptr, r->temp_bytes, values, out, count, d_offsets,
+                                               d_offsets + 1));
   else
     BENCH_CUDA(cub::DeviceSegmentedReduce::Sum(nullptr, r->temp_bytes, values, out, count, begins, ends));
   BENCH_CUDA(cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1));

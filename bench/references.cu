@@ -21,11 +21,15 @@ struct partial {
   double argmin_v = 0, argmax_v = 0;
   bool has_nan = false;
   int64_t first_nan = -1;
-  partial() { sa_init(&sum); sa_init(&sumsq); }
+  partial() {
+    sa_init(&sum);
+    sa_init(&sumsq);
+  }
 };
 
 void sa_merge(superacc *into, const superacc &from) {
-  for (int i = 0; i < SA_LIMBS; ++i) into->limb[i] += from.limb[i];
+  for (int i = 0; i < SA_LIMBS; ++i)
+    into->limb[i] += from.limb[i];
   into->nan |= from.nan, into->pos_inf |= from.pos_inf, into->neg_inf |= from.neg_inf;
   into->only_negative_zeros &= from.only_negative_zeros;
   into->count += from.count;
@@ -38,9 +42,12 @@ void merge(partial &a, const partial &b) {
   a.abs_sum += b.abs_sum, a.sq_abs_sum += b.sq_abs_sum;
   a.isum += b.isum, a.isumsq += b.isumsq;
   a.min = fmin(a.min, b.min), a.max = fmax(a.max, b.max), a.absmax = fmax(a.absmax, b.absmax);
-  if (b.argmin >= 0 && (a.argmin < 0 || b.argmin_v < a.argmin_v)) a.argmin = b.argmin, a.argmin_v = b.argmin_v;
-  if (b.argmax >= 0 && (a.argmax < 0 || b.argmax_v > a.argmax_v)) a.argmax = b.argmax, a.argmax_v = b.argmax_v;
-  if (a.first_nan < 0) a.first_nan = b.first_nan;
+  if (b.argmin >= 0 && (a.argmin < 0 || b.argmin_v < a.argmin_v))
+    a.argmin = b.argmin, a.argmin_v = b.argmin_v;
+  if (b.argmax >= 0 && (a.argmax < 0 || b.argmax_v > a.argmax_v))
+    a.argmax = b.argmax, a.argmax_v = b.argmax_v;
+  if (a.first_nan < 0)
+    a.first_nan = b.first_nan;
   a.has_nan |= b.has_nan;
 }
 
@@ -55,14 +62,16 @@ void reduce_segment(cureduce_dtype d, const void *h, uint64_t lo, uint64_t hi, p
       cr_decode_float(d, h, first, count, f.data());
     } else {
       cr_decode_int(d, h, first, count, q.data());
-      for (size_t k = 0; k < count; ++k) f[k] = (double)q[k];
+      for (size_t k = 0; k < count; ++k)
+        f[k] = (double)q[k];
     }
     for (size_t k = 0; k < count; ++k) {
       const double x = f[k];
       const int64_t idx = (int64_t)(first + k);
       if (isnan(x)) {
         p.has_nan = true;
-        if (p.first_nan < 0) p.first_nan = idx;
+        if (p.first_nan < 0)
+          p.first_nan = idx;
         continue;
       }
       sa_add(&p.sum, x);
@@ -72,8 +81,10 @@ void reduce_segment(cureduce_dtype d, const void *h, uint64_t lo, uint64_t hi, p
         const uint64_t u = (uint64_t)q[k];
         p.isum += u, p.isumsq += u * u;
       }
-      if (p.argmin < 0 || x < p.argmin_v) p.argmin = idx, p.argmin_v = x; // strict: the first wins
-      if (p.argmax < 0 || x > p.argmax_v) p.argmax = idx, p.argmax_v = x;
+      if (p.argmin < 0 || x < p.argmin_v)
+        p.argmin = idx, p.argmin_v = x; // strict: the first wins
+      if (p.argmax < 0 || x > p.argmax_v)
+        p.argmax = idx, p.argmax_v = x;
       p.min = fmin(p.min, x), p.max = fmax(p.max, x), p.absmax = fmax(p.absmax, fabs(x));
     }
   }
@@ -87,8 +98,10 @@ void reduce_parallel(cureduce_dtype d, const void *h, uint64_t lo, uint64_t hi, 
   std::vector<std::thread> pool;
   for (int i = 0; i < t; ++i)
     pool.emplace_back([&, i] { reduce_segment(d, h, lo + len * i / t, lo + len * (i + 1) / t, parts[i]); });
-  for (auto &th : pool) th.join();
-  for (auto &p : parts) merge(out, p);
+  for (auto &th : pool)
+    th.join();
+  for (auto &p : parts)
+    merge(out, p);
 }
 
 } // namespace
@@ -110,7 +123,8 @@ std::vector<prefix_reference> compute_references(cureduce_dtype dtype, const voi
     r.min = acc.min, r.max = acc.max, r.absmax = acc.absmax;
     r.argmin = acc.argmin, r.argmax = acc.argmax;
     r.has_nan = acc.has_nan;
-    if (acc.has_nan) r.argmin = r.argmax = acc.first_nan;
+    if (acc.has_nan)
+      r.argmin = r.argmax = acc.first_nan;
     refs.push_back(r);
   }
   return refs;

@@ -9,7 +9,7 @@ namespace bench {
 struct rows_shape {
   uint64_t rows, cols; // rows == 0: the variable-segment mix
 };
-inline constexpr rows_shape ROWS_SHAPES[] = {{4096, 4096},  {32768, 1024},  {1024, 65536}, {65536, 128},
+inline constexpr rows_shape ROWS_SHAPES[] = {{4096, 4096},  {32768, 1024}, {1024, 65536}, {65536, 128},
                                              {1048576, 32}, {8, 16777216}, {16384, 8192}, {0, 0}};
 
 } // namespace bench

@@ -34,7 +34,8 @@ struct rung10 {
     uint64_t blocks = (c.n + 8 * BLOCK - 1) / (8 * BLOCK);
     blocks = blocks < 1 ? 1 : (blocks > 1024 ? 1024 : blocks);
     set_identity_10<T, Op><<<1, 1, 0, c.stream>>>((T *)c.d_out);
-    shuffle_atomic<T, Op><<<(unsigned)blocks, BLOCK, 0, c.stream>>>((const T *)c.d_in, c.n, (T *)c.d_out, c.op);
+    shuffle_atomic<T, Op>
+        <<<(unsigned)blocks, BLOCK, 0, c.stream>>>((const T *)c.d_in, c.n, (T *)c.d_out, c.op);
   }
 };
 

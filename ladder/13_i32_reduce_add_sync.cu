@@ -30,8 +30,8 @@ template <class Op> __device__ int block_redux(int v, cureduce_op op) {
 }
 
 template <class Op>
-__global__ void i32_redux_single_pass(const int *in, uint64_t n, int *partials, unsigned *counter,
-                                      int *out, cureduce_op op) {
+__global__ void i32_redux_single_pass(const int *in, uint64_t n, int *partials, unsigned *counter, int *out,
+                                      cureduce_op op) {
   __shared__ bool am_last;
   int v = block_redux<Op>(thread_share_vec4<int, Op>(in, n), op);
   if (threadIdx.x == 0) {
@@ -56,11 +56,14 @@ void run_13(const rung_ctx &c) {
   int *partials = (int *)c.d_scratch, *out = (int *)c.d_out;
   const unsigned blocks = vec4_blocks(c.n);
   if (c.op == CUREDUCE_SUM)
-    i32_redux_single_pass<op_for<int, CUREDUCE_SUM>><<<blocks, BLOCK, 0, c.stream>>>(in, c.n, partials, c.d_counter, out, c.op);
+    i32_redux_single_pass<op_for<int, CUREDUCE_SUM>>
+        <<<blocks, BLOCK, 0, c.stream>>>(in, c.n, partials, c.d_counter, out, c.op);
   else if (c.op == CUREDUCE_MIN)
-    i32_redux_single_pass<op_for<int, CUREDUCE_MIN>><<<blocks, BLOCK, 0, c.stream>>>(in, c.n, partials, c.d_counter, out, c.op);
+    i32_redux_single_pass<op_for<int, CUREDUCE_MIN>>
+        <<<blocks, BLOCK, 0, c.stream>>>(in, c.n, partials, c.d_counter, out, c.op);
   else
-    i32_redux_single_pass<op_for<int, CUREDUCE_MAX>><<<blocks, BLOCK, 0, c.stream>>>(in, c.n, partials, c.d_counter, out, c.op);
+    i32_redux_single_pass<op_for<int, CUREDUCE_MAX>>
+        <<<blocks, BLOCK, 0, c.stream>>>(in, c.n, partials, c.d_counter, out, c.op);
 }
 
 } // namespace ladder

@@ -17,11 +17,11 @@ struct rung_ctx {
   cureduce_op op;       // SUM, MIN or MAX
   const void *d_in;
   uint64_t n;
-  void *d_out;           // one element of dtype, in device memory
-  void *d_scratch;       // at least scratch_bytes(n)
-  unsigned *d_counter;   // one zeroed counter (rung 12a)
+  void *d_out;         // one element of dtype, in device memory
+  void *d_scratch;     // at least scratch_bytes(n)
+  unsigned *d_counter; // one zeroed counter (rung 12a)
   cudaStream_t stream;
-  int sms;               // multiprocessors, for rungs that size a grid to the GPU
+  int sms; // multiprocessors, for rungs that size a grid to the GPU
 };
 
 inline size_t scratch_bytes(uint64_t n) { return 2 * 8 * (n / 128 + 1024); }
@@ -34,11 +34,17 @@ template <class T, cureduce_op OP> using op_for = cr::op<OP, cr::acc<dtype_of<T>
 
 // Call R::template run<T, Op>(ctx) for the context's dtype and op.
 template <class R> void dispatch(const rung_ctx &c) {
-#define LADDER_CASE(T, OP)                                                                      \
-  if (c.dtype == dtype_of<T>::value && c.op == OP)                                              \
+#define LADDER_CASE(T, OP)                                                                                   \
+  if (c.dtype == dtype_of<T>::value && c.op == OP)                                                           \
     return R::template run<T, op_for<T, OP>>(c);
-  LADDER_CASE(float, CUREDUCE_SUM) LADDER_CASE(float, CUREDUCE_MIN) LADDER_CASE(float, CUREDUCE_MAX)
-  LADDER_CASE(int, CUREDUCE_SUM) LADDER_CASE(int, CUREDUCE_MIN) LADDER_CASE(int, CUREDUCE_MAX)
+  // clang-format off: one case a line (the formatter does not settle on these macro lines)
+  LADDER_CASE(float, CUREDUCE_SUM)
+  LADDER_CASE(float, CUREDUCE_MIN)
+  LADDER_CASE(float, CUREDUCE_MAX)
+  LADDER_CASE(int, CUREDUCE_SUM)
+  LADDER_CASE(int, CUREDUCE_MIN)
+  LADDER_CASE(int, CUREDUCE_MAX)
+  // clang-format on
 #undef LADDER_CASE
 }
 

@@ -3,7 +3,8 @@ of a tile (instructions spanned by the tightest four; 3 means issued back to bac
 32-register cap of __launch_bounds__(256, 8), some instantiations issue them two and two, which
 halves the bytes a thread has in flight (docs/performance.md). No GPU needed.
 
-usage: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc -cubin -o sum.cubin src/dispatch/launch_full_sum.cu
+usage: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Isrc -Isrc/dispatch -cubin -o sum.cubin \
+         build/generated/launch_full_sum.cu   (a file CMake generates per op)
        python3 scripts/sass_load_spans.py sum.cubin
 cuobjdump and nvdisasm must be on PATH; without the toolkit's, `pip download --no-deps
 nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and unpack the wheels (nvidia/cu13/bin/)."""

@@ -15,11 +15,11 @@ static inline void gpu_require_device(void) {
   }
 }
 
-#define CUDA_OK(call)                                                                           \
-  do {                                                                                          \
-    const cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess)                                                                      \
-      fail_msg("%s failed: %s", #call, cudaGetErrorString(e_));                                 \
+#define CUDA_OK(call)                                                                                        \
+  do {                                                                                                       \
+    const cudaError_t e_ = (call);                                                                           \
+    if (e_ != cudaSuccess)                                                                                   \
+      fail_msg("%s failed: %s", #call, cudaGetErrorString(e_));                                              \
   } while (0)
 
 #endif

@@ -17,11 +17,11 @@ static cureduce_op g_op;               /* the op named on the command line */
 static int g_part = -1;                /* the part named after it (index into parts); -1: all */
 static void run_combo(const combo *c); /* defined by the test program */
 
-#define CR_TEST_FN(IN, ACC)                                                                     \
-  static void IN##_acc_##ACC##_should_match_cpu(void **state) {                                 \
-    (void)state;                                                                                \
-    const combo c = {g_op, CUREDUCE_##IN, CUREDUCE_##ACC};                                      \
-    run_combo(&c);                                                                              \
+#define CR_TEST_FN(IN, ACC)                                                                                  \
+  static void IN##_acc_##ACC##_should_match_cpu(void **state) {                                              \
+    (void)state;                                                                                             \
+    const combo c = {g_op, CUREDUCE_##IN, CUREDUCE_##ACC};                                                   \
+    run_combo(&c);                                                                                           \
   }
 CUREDUCE_FOR_EACH_PAIR(CR_TEST_FN)
 #undef CR_TEST_FN

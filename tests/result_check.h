@@ -83,21 +83,21 @@ static int float_sum_is_exact(const combo *c, uint64_t n, tu_pattern pat) {
 
 /* got and want are one result each (cureduce_result_size bytes) of the n elements at elems
    (host), filled with pattern pat; `where` names the case in a failure message. */
-static void rc_check(const combo *c, const void *elems, uint64_t n, tu_pattern pat,
-                     const unsigned char *got, const unsigned char *want, const char *where) {
+static void rc_check(const combo *c, const void *elems, uint64_t n, tu_pattern pat, const unsigned char *got,
+                     const unsigned char *want, const char *where) {
   const size_t out_size = cureduce_result_size(c->op, c->acc);
   const char *what = cureduce_op_name(c->op), *in = cureduce_dtype_name(c->in),
              *acc = cureduce_dtype_name(c->acc);
-  const cureduce_dtype out_dtype = out_size == 8 && (c->op == CUREDUCE_ARGMIN || c->op == CUREDUCE_ARGMAX)
-                                       ? CUREDUCE_I64 : c->acc;
+  const cureduce_dtype out_dtype =
+      out_size == 8 && (c->op == CUREDUCE_ARGMIN || c->op == CUREDUCE_ARGMAX) ? CUREDUCE_I64 : c->acc;
   const int float_sum = sum_like(c->op) && tu_is_float(c->acc);
   if (!float_sum || float_sum_is_exact(c, n, pat)) {
     if (!tu_same_value(out_dtype, got, want)) {
       double g, w;
       (void)cureduce_to_double(out_dtype, got, &g);
       (void)cureduce_to_double(out_dtype, want, &w);
-      fail_msg("%s %s->%s n=%llu %s pattern=%d: GPU %.17g, CPU %.17g", what, in, acc,
-               (unsigned long long)n, where, pat, g, w);
+      fail_msg("%s %s->%s n=%llu %s pattern=%d: GPU %.17g, CPU %.17g", what, in, acc, (unsigned long long)n,
+               where, pat, g, w);
     }
     return;
   }
@@ -114,17 +114,19 @@ static void rc_check(const combo *c, const void *elems, uint64_t n, tu_pattern p
     exact /= (double)n, abs_sum /= (double)n;
   if (isnan(exact) || isinf(exact)) {
     if (!tu_same_value(CUREDUCE_F64, &g, &exact))
-      fail_msg("%s %s->%s n=%llu %s: GPU %g, exact %g", what, in, acc, (unsigned long long)n, where, g, exact);
+      fail_msg("%s %s->%s n=%llu %s: GPU %g, exact %g", what, in, acc, (unsigned long long)n, where, g,
+               exact);
     return;
   }
   /* Each term passes through at most a few hundred roundings in the per-thread chains and
      the trees; the bound also covers rounding each term (square) and the result to acc. */
   const double u = unit_roundoff(c->acc);
   /* plus n half-units of the smallest subnormal: a tiny square may round to zero (underflow) */
-  const double bound = (log2((double)n + 1) + 64) * u * abs_sum + fabs(exact) * u + (double)n * smallest(c->acc);
+  const double bound =
+      (log2((double)n + 1) + 64) * u * abs_sum + fabs(exact) * u + (double)n * smallest(c->acc);
   if (!(fabs(g - exact) <= bound))
-    fail_msg("%s %s->%s n=%llu %s: GPU %.17g, exact %.17g, bound %.3g", what, in, acc,
-             (unsigned long long)n, where, g, exact, bound);
+    fail_msg("%s %s->%s n=%llu %s: GPU %.17g, exact %.17g, bound %.3g", what, in, acc, (unsigned long long)n,
+             where, g, exact, bound);
 }
 
 #endif

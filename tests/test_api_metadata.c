@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "cureduce.h"
@@ -48,9 +49,9 @@ static void dtype_sizes_should_match_the_formats(void **state) {
 
 static void default_accumulators_should_follow_the_contract(void **state) {
   (void)state;
-  const cureduce_dtype expect[CUREDUCE_DTYPE_COUNT] = {
-      CUREDUCE_F32, CUREDUCE_F64, CUREDUCE_F32, CUREDUCE_F32, CUREDUCE_F32,
-      CUREDUCE_F32, CUREDUCE_I64, CUREDUCE_I64, CUREDUCE_I64};
+  const cureduce_dtype expect[CUREDUCE_DTYPE_COUNT] = {CUREDUCE_F32, CUREDUCE_F64, CUREDUCE_F32,
+                                                       CUREDUCE_F32, CUREDUCE_F32, CUREDUCE_F32,
+                                                       CUREDUCE_I64, CUREDUCE_I64, CUREDUCE_I64};
   for (int d = 0; d < CUREDUCE_DTYPE_COUNT; ++d) {
     cureduce_dtype acc;
     assert_int_equal(cureduce_default_acc((cureduce_dtype)d, &acc), CUREDUCE_SUCCESS);
@@ -65,12 +66,9 @@ static void supported_should_accept_the_listed_pairs_and_refuse_others(void **st
   assert_int_equal(cureduce_supported(CUREDUCE_MAX, CUREDUCE_F8_E4M3, CUREDUCE_F16), 0);
   assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_I8, CUREDUCE_I32), 0);
   assert_int_equal(cureduce_supported(CUREDUCE_MIN, CUREDUCE_F32, CUREDUCE_ACC_DEFAULT), 0);
-  assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_F32, CUREDUCE_F16),
-                   CUREDUCE_ERROR_UNSUPPORTED);
-  assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_I32, CUREDUCE_F32),
-                   CUREDUCE_ERROR_UNSUPPORTED);
-  assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_F64, CUREDUCE_F32),
-                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_F32, CUREDUCE_F16), CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_I32, CUREDUCE_F32), CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_supported(CUREDUCE_SUM, CUREDUCE_F64, CUREDUCE_F32), CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(cureduce_supported((cureduce_op)17, CUREDUCE_F32, CUREDUCE_F32),
                    CUREDUCE_ERROR_INVALID_OP);
   assert_int_equal(cureduce_supported(CUREDUCE_SUM, (cureduce_dtype)9, CUREDUCE_F32),

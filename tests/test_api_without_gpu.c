@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "cureduce.h"
@@ -30,8 +31,9 @@ static void a_null_handle_should_be_refused_before_touching_the_gpu(void **state
   float out = 3.0f;
   assert_int_equal(cureduce_reduce(NULL, CUREDUCE_SUM, CUREDUCE_F32, &out, 1, CUREDUCE_F32, &out, NULL),
                    CUREDUCE_ERROR_INVALID_HANDLE);
-  assert_int_equal(cureduce_reduce_to_host(NULL, CUREDUCE_SUM, CUREDUCE_F32, &out, 1, CUREDUCE_F32, &out, NULL),
-                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(
+      cureduce_reduce_to_host(NULL, CUREDUCE_SUM, CUREDUCE_F32, &out, 1, CUREDUCE_F32, &out, NULL),
+      CUREDUCE_ERROR_INVALID_HANDLE);
   assert_true(out == 3.0f);
 }
 

@@ -44,7 +44,8 @@ typedef struct format {
   uint32_t (*cuda_encode)(float);
 } format;
 
-#define WRAP_DECODE(NAME, FN, T) static float NAME(uint32_t b) { return FN((T)b); }
+#define WRAP_DECODE(NAME, FN, T)                                                                             \
+  static float NAME(uint32_t b) { return FN((T)b); }
 WRAP_DECODE(od_f16, cr_f16_to_float, uint16_t)
 WRAP_DECODE(cd_f16, cuda_f16_to_float, uint16_t)
 WRAP_DECODE(od_bf16, cr_bf16_to_float, uint16_t)
@@ -89,8 +90,8 @@ static void decoding_every_bit_pattern_should_match_cuda(void **state) {
 static void expect_encode(const format &f, float x) {
   const uint32_t ours = f.ours_encode(x), cuda = f.cuda_encode(x);
   if (ours != cuda)
-    fail_msg("%s encode of %a (0x%08x): ours 0x%x, CUDA 0x%x", f.name, (double)x, cr_float_bits(x),
-             ours, cuda);
+    fail_msg("%s encode of %a (0x%08x): ours 0x%x, CUDA 0x%x", f.name, (double)x, cr_float_bits(x), ours,
+             cuda);
 }
 
 static void encoding_a_sweep_of_all_floats_should_match_cuda(void **state) {

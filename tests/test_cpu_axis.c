@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -36,10 +37,12 @@ static void segments_should_follow_the_offsets(void **state) {
   const int32_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   const int64_t off[5] = {1, 3, 3, 7, 8}; /* {2,3}, {}, {4,5,6,7}, {8} */
   int64_t sums[4] = {-1, -1, -1, -1};
-  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_I32, x, 4, off, CUREDUCE_I64, sums), 0);
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_I32, x, 4, off, CUREDUCE_I64, sums),
+                   0);
   assert_true(sums[0] == 5 && sums[1] == 0 && sums[2] == 22 && sums[3] == 8);
   int64_t idx[4] = {-1, -1, -1, -1};
-  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_ARGMAX, CUREDUCE_I32, x, 4, off, CUREDUCE_I64, idx), 0);
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_ARGMAX, CUREDUCE_I32, x, 4, off, CUREDUCE_I64, idx),
+                   0);
   /* within the segment; the empty segment's output is left alone */
   assert_true(idx[0] == 1 && idx[1] == -1 && idx[2] == 3 && idx[3] == 0);
 }
@@ -47,11 +50,13 @@ static void segments_should_follow_the_offsets(void **state) {
 static void empty_rows_and_columns_should_follow_the_full_reduction(void **state) {
   (void)state;
   float out[3] = {7, 7, 7};
-  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MAX, CUREDUCE_F32, M, 3, 0, 5, CUREDUCE_F32, out), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MAX, CUREDUCE_F32, M, 3, 0, 5, CUREDUCE_F32, out),
+                   CUREDUCE_EMPTY);
   assert_true(out[0] == 7 && out[2] == 7);
   assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, 3, 0, 5, CUREDUCE_F32, out), 0);
   assert_true(out[0] == 0 && out[1] == 0 && out[2] == 0 && !signbit(out[0]));
-  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_MIN, CUREDUCE_F32, M, 0, 3, 5, CUREDUCE_F32, out), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_MIN, CUREDUCE_F32, M, 0, 3, 5, CUREDUCE_F32, out),
+                   CUREDUCE_EMPTY);
   /* no rows at all: nothing to write */
   assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MIN, CUREDUCE_F32, M, 0, 4, 5, CUREDUCE_F32, out), 0);
 }
@@ -63,13 +68,15 @@ static void bad_arguments_should_get_their_status(void **state) {
                    CUREDUCE_ERROR_INVALID_VALUE); /* ld < cols */
   assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_SUM, CUREDUCE_F32, M, 3, 4, 5, CUREDUCE_F32, NULL),
                    CUREDUCE_ERROR_NULL_POINTER);
-  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, UINT64_MAX, 4, 5, CUREDUCE_F32, out),
-                   CUREDUCE_ERROR_INVALID_VALUE); /* rows * ld overflows */
+  assert_int_equal(
+      cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, UINT64_MAX, 4, 5, CUREDUCE_F32, out),
+      CUREDUCE_ERROR_INVALID_VALUE); /* rows * ld overflows */
   assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MEAN, CUREDUCE_I32, M, 3, 4, 5, CUREDUCE_I32, out),
                    CUREDUCE_ERROR_UNSUPPORTED);
   const int64_t decreasing[3] = {0, 4, 2};
-  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 2, decreasing, CUREDUCE_F32, out),
-                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(
+      cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 2, decreasing, CUREDUCE_F32, out),
+      CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 2, NULL, CUREDUCE_F32, out),
                    CUREDUCE_ERROR_NULL_POINTER);
 }

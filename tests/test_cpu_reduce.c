@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -133,11 +134,16 @@ static void fp8_inputs_should_decode_before_reducing(void **state) {
 static void bad_arguments_should_return_a_status_and_write_nothing(void **state) {
   (void)state;
   float x[2] = {1, 2}, r = 9.0f;
-  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, 2, CUREDUCE_I32, &r), CUREDUCE_ERROR_UNSUPPORTED);
-  assert_int_equal(cureduce_cpu_reduce((cureduce_op)9, CUREDUCE_F32, x, 2, CUREDUCE_F32, &r), CUREDUCE_ERROR_INVALID_OP);
-  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, (cureduce_dtype)77, x, 2, CUREDUCE_F32, &r), CUREDUCE_ERROR_INVALID_DTYPE);
-  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, NULL, 2, CUREDUCE_F32, &r), CUREDUCE_ERROR_NULL_POINTER);
-  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, 2, CUREDUCE_F32, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, 2, CUREDUCE_I32, &r),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_cpu_reduce((cureduce_op)9, CUREDUCE_F32, x, 2, CUREDUCE_F32, &r),
+                   CUREDUCE_ERROR_INVALID_OP);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, (cureduce_dtype)77, x, 2, CUREDUCE_F32, &r),
+                   CUREDUCE_ERROR_INVALID_DTYPE);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, NULL, 2, CUREDUCE_F32, &r),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, 2, CUREDUCE_F32, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
   assert_true(r == 9.0f);
 }
 
@@ -214,9 +220,12 @@ static void empty_input_should_be_zero_for_sums_and_empty_for_the_rest(void **st
   assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUMSQ, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r), 0);
   assert_true(r == 0.0f && !signbit(r));
   r = 4.0f;
-  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r), CUREDUCE_EMPTY);
-  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ABSMAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r), CUREDUCE_EMPTY);
-  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &i), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r),
+                   CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ABSMAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &r),
+                   CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_ARGMAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, &i),
+                   CUREDUCE_EMPTY);
   assert_true(r == 4.0f && i == 4);
 }
 

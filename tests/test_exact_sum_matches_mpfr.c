@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -41,9 +42,7 @@ static double mpfr_reference(const double *x, size_t n, int prec, mpfr_exp_t emi
 }
 
 /* Equal bits, or both NaN (NaN's sign and payload carry no meaning here). */
-static int same_result(double a, double b) {
-  return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
-}
+static int same_result(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
 
 static void expect_f64_matches(const double *x, size_t n, const char *what) {
   double ours;
@@ -104,11 +103,11 @@ static void subnormals_should_match_mpfr(void **state) {
 
 static void ties_should_round_to_even_as_mpfr_does(void **state) {
   (void)state;
-  const double t1[] = {1.0, 0x1p-53};                  /* tie: stays at 1 */
-  const double t2[] = {1.0 + 0x1p-52, 0x1p-53};        /* tie: up to the even neighbour */
-  const double t3[] = {1.0, 0x1p-53, 0x1p-1074};       /* just above the tie: up */
-  const double t4[] = {1.0, 0x1p-53, -0x1p-1074};      /* just below the tie: down */
-  const double t5[] = {-1.0, -0x1p-53, -0x1p-1074};    /* negative, just past the tie */
+  const double t1[] = {1.0, 0x1p-53};               /* tie: stays at 1 */
+  const double t2[] = {1.0 + 0x1p-52, 0x1p-53};     /* tie: up to the even neighbour */
+  const double t3[] = {1.0, 0x1p-53, 0x1p-1074};    /* just above the tie: up */
+  const double t4[] = {1.0, 0x1p-53, -0x1p-1074};   /* just below the tie: down */
+  const double t5[] = {-1.0, -0x1p-53, -0x1p-1074}; /* negative, just past the tie */
   expect_f64_matches(t1, 2, "tie to even (down)");
   expect_f64_matches(t2, 2, "tie to even (up)");
   expect_f64_matches(t3, 3, "above tie");
@@ -120,7 +119,7 @@ static void overflow_should_match_mpfr(void **state) {
   (void)state;
   const double o1[] = {DBL_MAX, DBL_MAX};
   const double o2[] = {DBL_MAX, DBL_MAX, -DBL_MAX};
-  const double o3[] = {DBL_MAX, 0x1p970};  /* exactly half an ulp above DBL_MAX: ties to inf */
+  const double o3[] = {DBL_MAX, 0x1p970}; /* exactly half an ulp above DBL_MAX: ties to inf */
   const double o4[] = {-DBL_MAX, -0x1p969};
   expect_f64_matches(o1, 2, "overflow");
   expect_f64_matches(o2, 3, "intermediate overflow");
@@ -170,8 +169,8 @@ static void long_arrays_should_match_mpfr(void **state) {
 /* Every float input dtype, summed exactly into f32 and f64, against MPFR on the decoded values. */
 static void every_float_dtype_should_match_mpfr_in_f32_and_f64(void **state) {
   (void)state;
-  const cureduce_dtype dts[] = {CUREDUCE_F32, CUREDUCE_F16, CUREDUCE_BF16, CUREDUCE_F8_E4M3,
-                                CUREDUCE_F8_E5M2, CUREDUCE_F64};
+  const cureduce_dtype dts[] = {CUREDUCE_F32,     CUREDUCE_F16,     CUREDUCE_BF16,
+                                CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2, CUREDUCE_F64};
   uint64_t rng = tu_seed() + 4;
   const size_t n = 100003;
   void *raw = malloc(n * 8);
@@ -181,7 +180,8 @@ static void every_float_dtype_should_match_mpfr_in_f32_and_f64(void **state) {
     const size_t size = cureduce_dtype_size(d);
     for (size_t i = 0; i < n; ++i) {
       /* values spread over the format's exponents: scale a random value by 2^e */
-      const double x = (2 * tu_uniform(&rng) - 1) * ldexp(1.0, (int)(tu_next(&rng) % 32) - 20); /* finite in f16 */
+      const double x =
+          (2 * tu_uniform(&rng) - 1) * ldexp(1.0, (int)(tu_next(&rng) % 32) - 20); /* finite in f16 */
       (void)cureduce_from_double(d, x, (char *)raw + i * size);
       (void)cureduce_to_double(d, (char *)raw + i * size, &dec[i]);
     }
@@ -205,8 +205,8 @@ static void every_float_dtype_should_match_mpfr_in_f32_and_f64(void **state) {
 static void f32_rounding_edges_should_match_mpfr(void **state) {
   (void)state;
   const float cases[][3] = {
-      {1.0f, 0x1p-24f, 0.0f},          /* tie: stays at 1 */
-      {1.0f, 0x1p-24f, 0x1p-149f},     /* above the tie */
+      {1.0f, 0x1p-24f, 0.0f},      /* tie: stays at 1 */
+      {1.0f, 0x1p-24f, 0x1p-149f}, /* above the tie */
       {0x1p-149f, 0x1p-149f, -0x1p-149f},
       {3.4028235e38f, 3.4028235e38f, -3.4028235e38f},
       {3.4028235e38f, 0x1p103f, 0.0f}, /* exactly at the overflow tie: inf */

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "gpu_util.h"
@@ -42,16 +43,21 @@ static void each_bad_argument_should_have_its_own_status(void **state) {
   const cureduce_op SUM = CUREDUCE_SUM;
   const cureduce_dtype F32 = CUREDUCE_F32;
   assert_int_equal(cureduce_reduce(NULL, SUM, F32, d_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_HANDLE);
-  assert_int_equal(cureduce_reduce(h, (cureduce_op)17, F32, d_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_OP);
-  assert_int_equal(cureduce_reduce(h, SUM, (cureduce_dtype)17, d_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_DTYPE);
-  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 8, CUREDUCE_I32, d_out, NULL), CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_reduce(h, (cureduce_op)17, F32, d_in, 8, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_OP);
+  assert_int_equal(cureduce_reduce(h, SUM, (cureduce_dtype)17, d_in, 8, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_DTYPE);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 8, CUREDUCE_I32, d_out, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(cureduce_reduce(h, SUM, F32, NULL, 8, F32, d_out, NULL), CUREDUCE_ERROR_NULL_POINTER);
   assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 8, F32, NULL, NULL), CUREDUCE_ERROR_NULL_POINTER);
   float host_in[8] = {0}, host_out = 0;
   assert_int_equal(cureduce_reduce(h, SUM, F32, host_in, 8, F32, d_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
   assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 8, F32, &host_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
-  assert_int_equal(cureduce_reduce(h, SUM, F32, (char *)d_in + 1, 4, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_VALUE);
-  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 4, F32, (char *)d_out + 2, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, (char *)d_in + 1, 4, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 4, F32, (char *)d_out + 2, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   CUDA_OK(cudaDeviceSynchronize());
   assert_true(read_out() == 42.0f); /* nothing was written by any of them */
   assert_true(host_out == 0.0f);
@@ -62,17 +68,27 @@ static void axis_calls_should_check_their_arguments(void **state) {
   const cureduce_op SUM = CUREDUCE_SUM;
   const cureduce_dtype F32 = CUREDUCE_F32;
   float host[8] = {0};
-  assert_int_equal(cureduce_reduce_rows(NULL, SUM, F32, d_in, 2, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_HANDLE);
-  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 2, 4, 3, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_VALUE);
-  assert_int_equal(cureduce_reduce_cols(h, SUM, F32, d_in, UINT64_MAX, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_INVALID_VALUE);
-  assert_int_equal(cureduce_reduce_cols(h, SUM, F32, NULL, 2, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_NULL_POINTER);
-  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, host, 2, 4, 4, F32, d_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
-  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 1, 4, 4, F32, (char *)d_out + 2, NULL), CUREDUCE_ERROR_INVALID_VALUE);
-  assert_int_equal(cureduce_reduce_rows(h, CUREDUCE_MIN, F32, d_in, 1, 0, 4, F32, d_out, NULL), CUREDUCE_EMPTY);
-  assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, NULL, F32, d_out, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_reduce_rows(NULL, SUM, F32, d_in, 2, 4, 4, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 2, 4, 3, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_cols(h, SUM, F32, d_in, UINT64_MAX, 4, 4, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_cols(h, SUM, F32, NULL, 2, 4, 4, F32, d_out, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, host, 2, 4, 4, F32, d_out, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 1, 4, 4, F32, (char *)d_out + 2, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_rows(h, CUREDUCE_MIN, F32, d_in, 1, 0, 4, F32, d_out, NULL),
+                   CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, NULL, F32, d_out, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
   const int64_t host_offsets[2] = {0, 4};
-  assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, host_offsets, F32, d_out, NULL), CUREDUCE_ERROR_HOST_POINTER);
-  assert_int_equal(cureduce_reduce_segments(h, CUREDUCE_MEAN, CUREDUCE_I32, d_in, 1, host_offsets, CUREDUCE_I64, d_out, NULL),
+  assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, host_offsets, F32, d_out, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce_segments(h, CUREDUCE_MEAN, CUREDUCE_I32, d_in, 1, host_offsets,
+                                            CUREDUCE_I64, d_out, NULL),
                    CUREDUCE_ERROR_UNSUPPORTED);
   CUDA_OK(cudaDeviceSynchronize());
   assert_true(read_out() == 42.0f); /* nothing was written by any of them */
@@ -80,8 +96,10 @@ static void axis_calls_should_check_their_arguments(void **state) {
 
 static void empty_min_and_max_should_leave_the_output_untouched(void **state) {
   (void)state;
-  assert_int_equal(cureduce_reduce(h, CUREDUCE_MIN, CUREDUCE_F32, d_in, 0, CUREDUCE_F32, d_out, NULL), CUREDUCE_EMPTY);
-  assert_int_equal(cureduce_reduce(h, CUREDUCE_MAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, d_out, NULL), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_MIN, CUREDUCE_F32, d_in, 0, CUREDUCE_F32, d_out, NULL),
+                   CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_MAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, d_out, NULL),
+                   CUREDUCE_EMPTY);
   CUDA_OK(cudaDeviceSynchronize());
   assert_true(read_out() == 42.0f);
 }
@@ -99,7 +117,8 @@ static void empty_sum_should_write_positive_zero(void **state) {
 static void reduce_to_host_should_return_the_value(void **state) {
   (void)state;
   float v = 0;
-  assert_int_equal(cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, 8, CUREDUCE_ACC_DEFAULT, &v, NULL), 0);
+  assert_int_equal(
+      cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, 8, CUREDUCE_ACC_DEFAULT, &v, NULL), 0);
   assert_true(v == 8.0f);
   int64_t i = 5;
   assert_int_equal(cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, 8, CUREDUCE_I64, &i, NULL),

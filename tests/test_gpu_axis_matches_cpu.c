@@ -19,6 +19,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "per_op_test.h"
@@ -29,11 +30,11 @@ typedef struct shape {
 } shape;
 
 static const shape FIXED_SHAPES[] = {
-    {1, 1, 0, 0},      {1, 1000, 0, 3},   {1, 100000, 0, 0}, {3, 70001, 5, 1}, {1000, 32, 0, 0},
-    {4096, 8, 0, 0},   {33, 513, 7, 2},   {300, 4097, 0, 0}, {2, 0, 0, 0},     {0, 5, 0, 0},
-    {1000, 7, 0, 0},   {5000, 128, 0, 0}, {70001, 3, 2, 1},  {100, 1000, 24, 0}, {8, 5000, 0, 0},
-    {20000, 64, 0, 0}, {2, 300000, 0, 0}, {300, 16, 8, 0}, {65536, 1, 0, 0}, {135000, 1, 0, 1},
-    {520, 128, 0, 0},  {1040, 64, 0, 0},  {16384, 256, 0, 0}, {4096, 1024, 0, 0}, {98304, 39, 1, 0},
+    {1, 1, 0, 0},       {1, 1000, 0, 3},   {1, 100000, 0, 0},  {3, 70001, 5, 1},   {1000, 32, 0, 0},
+    {4096, 8, 0, 0},    {33, 513, 7, 2},   {300, 4097, 0, 0},  {2, 0, 0, 0},       {0, 5, 0, 0},
+    {1000, 7, 0, 0},    {5000, 128, 0, 0}, {70001, 3, 2, 1},   {100, 1000, 24, 0}, {8, 5000, 0, 0},
+    {20000, 64, 0, 0},  {2, 300000, 0, 0}, {300, 16, 8, 0},    {65536, 1, 0, 0},   {135000, 1, 0, 1},
+    {520, 128, 0, 0},   {1040, 64, 0, 0},  {16384, 256, 0, 0}, {4096, 1024, 0, 0}, {98304, 39, 1, 0},
     {32768, 128, 0, 0}, {40000, 100, 0, 1}};
 
 #define MAX_ELEMS (1u << 22)
@@ -54,8 +55,8 @@ static const char *const KIND_NAME[] = {"rows", "cols", "segments", NULL};
 static int capped(void) { return g_max_n < MAX_ELEMS; }
 
 /* One GPU call of `kind` into g_out (poisoned first); the result copied to `dst`. */
-static cureduce_status gpu_call(int kind, const combo *c, const void *d_in, const shape *s,
-                                uint64_t segments, size_t out_bytes, unsigned char *dst) {
+static cureduce_status gpu_call(int kind, const combo *c, const void *d_in, const shape *s, uint64_t segments,
+                                size_t out_bytes, unsigned char *dst) {
   CUDA_OK(cudaMemset(g_out, 0xAB, out_bytes + 16));
   const uint64_t ld = s->cols + s->ld_extra;
   cureduce_status st;
@@ -88,8 +89,8 @@ static uint64_t gather(int kind, const combo *c, const shape *s, uint64_t i) {
   return n;
 }
 
-static void check_case(int kind, const combo *c, const shape *s, uint64_t segments,
-                       uint64_t elements, tu_pattern pat, uint64_t *rng) {
+static void check_case(int kind, const combo *c, const shape *s, uint64_t segments, uint64_t elements,
+                       tu_pattern pat, uint64_t *rng) {
   const size_t size = cureduce_dtype_size(c->in), out_size = cureduce_result_size(c->op, c->acc);
   const uint64_t outputs = kind == ROWS ? s->rows : kind == COLS ? s->cols : segments;
   const size_t out_bytes = outputs * out_size;
@@ -101,14 +102,15 @@ static void check_case(int kind, const combo *c, const shape *s, uint64_t segmen
   const uint64_t ld = s->cols + s->ld_extra;
   const cureduce_status want_st =
       kind == ROWS ? cureduce_cpu_reduce_rows(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
-      : kind == COLS ? cureduce_cpu_reduce_cols(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
-                     : cureduce_cpu_reduce_segments(c->op, c->in, g_host, segments, g_offsets, c->acc, g_want);
+      : kind == COLS
+          ? cureduce_cpu_reduce_cols(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
+          : cureduce_cpu_reduce_segments(c->op, c->in, g_host, segments, g_offsets, c->acc, g_want);
   const cureduce_status got_st = gpu_call(kind, c, d_in, s, segments, out_bytes, g_got);
 
   char where[160];
   snprintf(where, sizeof where, "%s %llux%llu ld+%llu offset=%u segments=%llu", KIND_NAME[kind],
-           (unsigned long long)s->rows, (unsigned long long)s->cols,
-           (unsigned long long)s->ld_extra, s->offset, (unsigned long long)segments);
+           (unsigned long long)s->rows, (unsigned long long)s->cols, (unsigned long long)s->ld_extra,
+           s->offset, (unsigned long long)segments);
   if (got_st != want_st)
     fail_msg("%s %s->%s %s: status %d, CPU %d", cureduce_op_name(c->op), cureduce_dtype_name(c->in),
              cureduce_dtype_name(c->acc), where, got_st, want_st);
@@ -144,8 +146,10 @@ static uint64_t make_segments(uint64_t *rng, uint64_t budget, uint64_t base) {
   g_offsets[0] = (int64_t)base;
   while (count + 1 < MAX_OUTPUTS) {
     const double u = tu_uniform(rng);
-    uint64_t len = u < 0.1 ? 0 : u < 0.7 ? tu_next(rng) % 40 : u < 0.97 ? tu_next(rng) % 5000
-                                                                        : 100000 + tu_next(rng) % 200000;
+    uint64_t len = u < 0.1    ? 0
+                   : u < 0.7  ? tu_next(rng) % 40
+                   : u < 0.97 ? tu_next(rng) % 5000
+                              : 100000 + tu_next(rng) % 200000;
     if (at + len > base + budget)
       break;
     at += len;
@@ -154,8 +158,8 @@ static uint64_t make_segments(uint64_t *rng, uint64_t budget, uint64_t base) {
   return count;
 }
 
-static void patterns(int kind, const combo *c, const shape *s, uint64_t segments,
-                     uint64_t elements, uint64_t *rng) {
+static void patterns(int kind, const combo *c, const shape *s, uint64_t segments, uint64_t elements,
+                     uint64_t *rng) {
   const int floats = tu_is_float(c->in) || tu_is_float(c->acc);
   if (!capped()) {
     check_case(kind, c, s, segments, elements, TU_INTEGERS, rng);

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "gpu_util.h"
@@ -14,8 +15,8 @@ static void reductions_over_more_than_2pow32_elements_should_be_exact(void **sta
   (void)state;
   int8_t *d;
   CUDA_OK(cudaMalloc((void **)&d, N));
-  CUDA_OK(cudaMemset(d, 1, N));                   /* every element 1 ... */
-  const int8_t big = 100, small = -5, mid = 50;   /* ... but three, placed across 2^32 */
+  CUDA_OK(cudaMemset(d, 1, N));                 /* every element 1 ... */
+  const int8_t big = 100, small = -5, mid = 50; /* ... but three, placed across 2^32 */
   const uint64_t at_big = (1ull << 32) + 17, at_small = N - 1, at_mid = 3;
   CUDA_OK(cudaMemcpy(d + at_big, &big, 1, cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemcpy(d + at_small, &small, 1, cudaMemcpyHostToDevice));
@@ -30,7 +31,8 @@ static void reductions_over_more_than_2pow32_elements_should_be_exact(void **sta
   assert_int_equal(cureduce_reduce_to_host(h, CUREDUCE_ARGMIN, CUREDUCE_I8, d, N, CUREDUCE_I64, &v, NULL), 0);
   assert_true(v == (int64_t)at_small);
   /* misaligned start, one element shorter: the head/tail split must hold at 64-bit sizes too */
-  assert_int_equal(cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_I8, d + 1, N - 1, CUREDUCE_I64, &v, NULL), 0);
+  assert_int_equal(
+      cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_I8, d + 1, N - 1, CUREDUCE_I64, &v, NULL), 0);
   assert_true(v == (int64_t)(N - 3) + 100 - 5 + 50 - 1); /* element 0 (a 1) left out */
   int32_t w;
   assert_int_equal(cureduce_reduce_to_host(h, CUREDUCE_SUM, CUREDUCE_I8, d, N, CUREDUCE_I32, &w, NULL), 0);

@@ -32,7 +32,8 @@ static void repeated_runs_should_give_identical_bits(void **state) {
     CUDA_OK(cudaMemcpy(d_in, host, N * cureduce_dtype_size(dts[k]), cudaMemcpyHostToDevice));
     for (int r = 0; r < 32; ++r) /* alternate handles and streams */
       assert_int_equal(cureduce_reduce(r % 2 ? h2 : h1, CUREDUCE_SUM, dts[k], d_in, N, CUREDUCE_F64,
-                                       d_out + r, r % 2 ? (void *)s : NULL), 0);
+                                       d_out + r, r % 2 ? (void *)s : NULL),
+                       0);
     CUDA_OK(cudaDeviceSynchronize());
     double got[32];
     CUDA_OK(cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost));
@@ -66,7 +67,8 @@ static void a_captured_graph_should_replay_the_same_result(void **state) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-  const cureduce_status st = cureduce_reduce(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, N, CUREDUCE_F32, d_out + 1, s);
+  const cureduce_status st =
+      cureduce_reduce(h, CUREDUCE_SUM, CUREDUCE_F32, d_in, N, CUREDUCE_F32, d_out + 1, s);
   CUDA_OK(cudaStreamEndCapture(s, &graph));
   assert_int_equal(st, 0);
   CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
@@ -142,7 +144,7 @@ static void column_sums_should_give_identical_bits(void **state) {
   const struct {
     cureduce_dtype dt;
     uint64_t rows, cols;
-  } cases[] = {{CUREDUCE_F32, 135000, 1},    {CUREDUCE_BF16, 46000, 3},   {CUREDUCE_F32, 65536, 128},
+  } cases[] = {{CUREDUCE_F32, 135000, 1},   {CUREDUCE_BF16, 46000, 3},  {CUREDUCE_F32, 65536, 128},
                {CUREDUCE_BF16, 65536, 128}, {CUREDUCE_F32, 100003, 40}, {CUREDUCE_BF16, 4096, 4096},
                {CUREDUCE_F32, 300000, 3}};
   /* The sanitizer runs cap the elements of a case: the first two are still cut into several slices. */
@@ -177,8 +179,8 @@ static void column_sums_should_give_identical_bits(void **state) {
                        0);
     hog<<<(unsigned)(sms - 4), 1024, 0, busy>>>(20000000); /* all but 4 SMs, ~10 ms */
     CUDA_OK(cudaGetLastError());
-    assert_int_equal(cureduce_reduce_cols(h, CUREDUCE_SUM, cases[k].dt, d_in, rows, cols, cols,
-                                          CUREDUCE_F32, d_out + RUNS * 4096, work),
+    assert_int_equal(cureduce_reduce_cols(h, CUREDUCE_SUM, cases[k].dt, d_in, rows, cols, cols, CUREDUCE_F32,
+                                          d_out + RUNS * 4096, work),
                      0);
     CUDA_OK(cudaDeviceSynchronize());
     float *got = (float *)malloc((RUNS + 1) * 4096 * sizeof(float));
@@ -189,8 +191,7 @@ static void column_sums_should_give_identical_bits(void **state) {
     for (int r = 1; r <= RUNS; ++r)
       if (memcmp(got + r * 4096, got, cols * sizeof(float)) != 0)
         fail_msg("%s %llux%llu columns: run %d%s differs from run 0", cureduce_dtype_name(cases[k].dt),
-                 (unsigned long long)rows, (unsigned long long)cols, r,
-                 r == RUNS ? " (most SMs busy)" : "");
+                 (unsigned long long)rows, (unsigned long long)cols, r, r == RUNS ? " (most SMs busy)" : "");
     free(got);
   }
   CUDA_OK(cudaStreamDestroy(busy));

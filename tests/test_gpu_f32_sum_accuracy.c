@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "gpu_util.h"
@@ -62,9 +63,9 @@ static void f32_sums_should_be_within_one_ulp_of_exact(void **state) {
              rounded result, or one ulp from it in a double-rounding tie (within the bound). */
           const float want = (float)(ops[o] == CUREDUCE_MEAN ? exact / (double)n : exact);
           if (!(got > 0) || ulps_apart(got, want) > 1)
-            fail_msg("%s %s->f32 n=%llu offset %u: GPU %.9g, exact %.9g (%ld ulps)",
-                     cureduce_op_name(ops[o]), cureduce_dtype_name(dts[k]), (unsigned long long)n,
-                     offset, got, want, got > 0 ? ulps_apart(got, want) : -1L);
+            fail_msg("%s %s->f32 n=%llu offset %u: GPU %.9g, exact %.9g (%ld ulps)", cureduce_op_name(ops[o]),
+                     cureduce_dtype_name(dts[k]), (unsigned long long)n, offset, got, want,
+                     got > 0 ? ulps_apart(got, want) : -1L);
           ++checked;
         }
       }

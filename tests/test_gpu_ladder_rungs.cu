@@ -13,8 +13,29 @@ extern "C" { // cmocka 1.1's header has no C++ guards
 
 #include <vector>
 
-static const uint64_t SIZES[] = {0, 1, 2, 3, 4, 5, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1023, 1025,
-                                 4097, 65535, 65537, 1000003, (1u << 20) + 1, (1u << 24) + 3};
+static const uint64_t SIZES[] = {0,
+                                 1,
+                                 2,
+                                 3,
+                                 4,
+                                 5,
+                                 31,
+                                 32,
+                                 33,
+                                 255,
+                                 256,
+                                 257,
+                                 511,
+                                 512,
+                                 513,
+                                 1023,
+                                 1025,
+                                 4097,
+                                 65535,
+                                 65537,
+                                 1000003,
+                                 (1u << 20) + 1,
+                                 (1u << 24) + 3};
 static const unsigned OFFSETS[] = {0, 1, 3};
 
 struct fixture {
@@ -56,8 +77,8 @@ static void check_rung(const ladder::rung_info &r, cureduce_dtype d, cureduce_op
           int32_t got;
           CUDA_OK(cudaMemcpy(&got, F.d_out, 4, cudaMemcpyDeviceToHost));
           if (got != (int32_t)want_i)
-            fail_msg("rung %s %s i32 n=%llu offset=%u run %d: got %d, want %lld", r.id,
-                     cureduce_op_name(op), (unsigned long long)n, off, rep, got, (long long)want_i);
+            fail_msg("rung %s %s i32 n=%llu offset=%u run %d: got %d, want %lld", r.id, cureduce_op_name(op),
+                     (unsigned long long)n, off, rep, got, (long long)want_i);
         }
       }
     }
@@ -92,7 +113,9 @@ static int setup(void **state) {
       cudaMalloc((void **)&F.d_counter, 4) != cudaSuccess)
     return -1;
   // the input buffer is initialized once so that no rung reads never-written memory
-  return cudaMemset(F.d_counter, 0, 4) == cudaSuccess && cudaMemset(F.d_in, 0, largest * 4) == cudaSuccess ? 0 : -1;
+  return cudaMemset(F.d_counter, 0, 4) == cudaSuccess && cudaMemset(F.d_in, 0, largest * 4) == cudaSuccess
+             ? 0
+             : -1;
 }
 
 static int teardown(void **state) {

@@ -1,20 +1,20 @@
 /* Every GPU reduction (the op named on the command line, each supported input and accumulator
- * pair) agrees with the CPU reference at the edge sizes, at misaligned starts, and on random, integer-valued and special
- * data. Min, max, absmax, the arg indices and integer results must be identical; float sums
- * (sum, sumsq, mean) of integer-valued data must be exact; float sums of random data must be
- * within a rounding bound of the exact sum.
+ * pair) agrees with the CPU reference at the edge sizes, at misaligned starts, and on random, integer-valued
+ * and special data. Min, max, absmax, the arg indices and integer results must be identical; float sums (sum,
+ * sumsq, mean) of integer-valued data must be exact; float sums of random data must be within a rounding
+ * bound of the exact sum.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "per_op_test.h"
 
-static const uint64_t SIZES[] = {0,     1,     2,      15,      16,      17,       31,      32,
-                                 33,    255,   256,    257,     1023,    1025,     4095,    4097,
-                                 65535, 65537, 262143, 1000003, 4194305};
+static const uint64_t SIZES[] = {0,   1,    2,    15,   16,   17,    31,    32,     33,      255,    256,
+                                 257, 1023, 1025, 4095, 4097, 65535, 65537, 262143, 1000003, 4194305};
 static const unsigned OFFSETS[] = {0, 1, 3, 5}; /* elements from a 256-byte aligned start */
 
 static cureduce_handle g_handle;
@@ -39,11 +39,12 @@ static void check_one(const combo *c, uint64_t n, unsigned offset, tu_pattern pa
   const char *what = cureduce_op_name(c->op), *in = cureduce_dtype_name(c->in),
              *acc = cureduce_dtype_name(c->acc);
   if (got_st != want_st)
-    fail_msg("%s %s->%s n=%llu offset=%u: status %d, CPU %d", what, in, acc,
-             (unsigned long long)n, offset, got_st, want_st);
+    fail_msg("%s %s->%s n=%llu offset=%u: status %d, CPU %d", what, in, acc, (unsigned long long)n, offset,
+             got_st, want_st);
   if (got_st != CUREDUCE_SUCCESS) {
     if (memcmp(got, poison, 16) != 0)
-      fail_msg("%s %s n=%llu: status %d must leave the output untouched", what, in, (unsigned long long)n, got_st);
+      fail_msg("%s %s n=%llu: status %d must leave the output untouched", what, in, (unsigned long long)n,
+               got_st);
     return;
   }
   if (memcmp(got + out_size, poison + out_size, 16 - out_size) != 0)

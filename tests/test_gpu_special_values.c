@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "gpu_util.h"
@@ -26,8 +27,8 @@ static void expect_same(cureduce_op op, cureduce_dtype d, const double *vals, in
     double g, w;
     (void)cureduce_to_double(out, got, &g);
     (void)cureduce_to_double(out, want, &w);
-    fail_msg("%s %s %s: GPU %g (sign %d), CPU %g (sign %d)", what, cureduce_op_name(op), cureduce_dtype_name(d),
-             g, signbit(g) != 0, w, signbit(w) != 0);
+    fail_msg("%s %s %s: GPU %g (sign %d), CPU %g (sign %d)", what, cureduce_op_name(op),
+             cureduce_dtype_name(d), g, signbit(g) != 0, w, signbit(w) != 0);
   }
 }
 

@@ -45,16 +45,15 @@ static inline int tu_is_float(cureduce_dtype d) {
 
 /* Data patterns. */
 typedef enum tu_pattern {
-  TU_INTEGERS,   /* small integers: every float sum is exact while partials stay small */
-  TU_RANDOM,     /* uniform [-1, 1) for floats; wide range for integers */
-  TU_SPECIALS,   /* random, with NaN, +-inf, -0.0 and subnormals sprinkled in (floats) */
-  TU_NEG_ZEROS,  /* all -0.0 (floats) */
-  TU_CONSTANT    /* one value repeated */
+  TU_INTEGERS,  /* small integers: every float sum is exact while partials stay small */
+  TU_RANDOM,    /* uniform [-1, 1) for floats; wide range for integers */
+  TU_SPECIALS,  /* random, with NaN, +-inf, -0.0 and subnormals sprinkled in (floats) */
+  TU_NEG_ZEROS, /* all -0.0 (floats) */
+  TU_CONSTANT   /* one value repeated */
 } tu_pattern;
 
 /* Fill n elements of dtype at p with pattern; `small` bounds integer magnitudes. */
-static inline void tu_fill(cureduce_dtype d, void *p, uint64_t n, tu_pattern pat, int small,
-                           uint64_t *rng) {
+static inline void tu_fill(cureduce_dtype d, void *p, uint64_t n, tu_pattern pat, int small, uint64_t *rng) {
   const size_t size = cureduce_dtype_size(d);
   for (uint64_t i = 0; i < n; ++i) {
     double x;
@@ -62,14 +61,16 @@ static inline void tu_fill(cureduce_dtype d, void *p, uint64_t n, tu_pattern pat
     switch (pat) {
     case TU_INTEGERS: x = floor(u * (2 * small + 1)) - small; break;
     case TU_RANDOM:
-      if (d == CUREDUCE_I8) x = floor(u * 256) - 128;
-      else if (!tu_is_float(d)) x = floor(u * 2e9) - 1e9;
-      else x = 2 * u - 1;
+      if (d == CUREDUCE_I8)
+        x = floor(u * 256) - 128;
+      else if (!tu_is_float(d))
+        x = floor(u * 2e9) - 1e9;
+      else
+        x = 2 * u - 1;
       break;
     case TU_SPECIALS: {
       const uint64_t r = tu_next(rng) % 64;
-      x = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0
-          : r == 4 ? 1e-40 : 2 * u - 1;
+      x = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0 : r == 4 ? 1e-40 : 2 * u - 1;
       break;
     }
     case TU_NEG_ZEROS: x = -0.0; break;

@@ -5,8 +5,8 @@
  * dtypes, the combination, NULL pointers, alignment, device-ness of the pointers, n = 0. */
 #include "cureduce.h"
 
-#include "../dispatch/dispatch.h"
 #include "../common/matrix_shape.h"
+#include "../dispatch/dispatch.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -77,8 +77,8 @@ static int is_device_pointer(const void *p) {
 
 /* Everything cureduce_reduce checks, with acc resolved from DEFAULT into *acc. */
 static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
-                                const void *d_in, uint64_t n, cureduce_dtype *acc,
-                                const void *out, int out_on_device) {
+                                const void *d_in, uint64_t n, cureduce_dtype *acc, const void *out,
+                                int out_on_device) {
   if (!handle)
     return CUREDUCE_ERROR_INVALID_HANDLE;
   const cureduce_status st = cureduce_resolve_acc(op, in_dtype, *acc, acc);
@@ -97,27 +97,26 @@ static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce
 }
 
 cureduce_status cureduce_reduce(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
-                                const void *d_in, uint64_t n, cureduce_dtype acc_dtype,
-                                void *d_out, void *stream) {
+                                const void *d_in, uint64_t n, cureduce_dtype acc_dtype, void *d_out,
+                                void *stream) {
   const cureduce_status st = validate(handle, op, in_dtype, d_in, n, &acc_dtype, d_out, 1);
   if (st != CUREDUCE_SUCCESS)
     return st;
   return cr_launch_full(op, in_dtype, acc_dtype, d_in, n, d_out, handle->workspace, stream);
 }
 
-cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
-                                        cureduce_dtype in_dtype, const void *d_in, uint64_t n,
-                                        cureduce_dtype acc_dtype, void *h_out, void *stream) {
+cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                        const void *d_in, uint64_t n, cureduce_dtype acc_dtype, void *h_out,
+                                        void *stream) {
   cureduce_status st = validate(handle, op, in_dtype, d_in, n, &acc_dtype, h_out, 0);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  st = cr_launch_full(op, in_dtype, acc_dtype, d_in, n, handle->result_slot, handle->workspace,
-                      stream);
+  st = cr_launch_full(op, in_dtype, acc_dtype, d_in, n, handle->result_slot, handle->workspace, stream);
   if (st != CUREDUCE_SUCCESS)
     return st;
   const cudaStream_t s = (cudaStream_t)stream;
-  if (cudaMemcpyAsync(h_out, handle->result_slot, cureduce_result_size(op, acc_dtype),
-                      cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+  if (cudaMemcpyAsync(h_out, handle->result_slot, cureduce_result_size(op, acc_dtype), cudaMemcpyDeviceToHost,
+                      s) != cudaSuccess ||
       cudaStreamSynchronize(s) != cudaSuccess)
     return CUREDUCE_ERROR_CUDA;
   return CUREDUCE_SUCCESS;
@@ -128,9 +127,9 @@ cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op,
 /* Checks shared by the matrix and segment calls, in the same order as validate(): handle, op
    and dtypes, the combination, NULL pointers, alignment, device-ness. `elements` says whether
    d_in will be read, `outputs` how many results d_out receives. */
-static cureduce_status validate_many(cureduce_handle handle, cureduce_op op,
-                                     cureduce_dtype in_dtype, const void *d_in, int elements,
-                                     cureduce_dtype *acc, const void *d_out, uint64_t outputs) {
+static cureduce_status validate_many(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                     const void *d_in, int elements, cureduce_dtype *acc, const void *d_out,
+                                     uint64_t outputs) {
   if (!handle)
     return CUREDUCE_ERROR_INVALID_HANDLE;
   const cureduce_status st = cureduce_resolve_acc(op, in_dtype, *acc, acc);
@@ -146,15 +145,13 @@ static cureduce_status validate_many(cureduce_handle handle, cureduce_op op,
   return CUREDUCE_SUCCESS;
 }
 
-typedef cureduce_status (*matrix_launcher)(cureduce_op, cureduce_dtype, cureduce_dtype,
-                                           const void *, uint64_t, uint64_t, uint64_t, void *,
-                                           void *, void *);
+typedef cureduce_status (*matrix_launcher)(cureduce_op, cureduce_dtype, cureduce_dtype, const void *,
+                                           uint64_t, uint64_t, uint64_t, void *, void *, void *);
 
 /* Rows and columns: `outputs` results of `length` elements each. */
-static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op,
-                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
-                                     uint64_t cols, uint64_t ld, cureduce_dtype acc,
-                                     void *d_out, void *stream, uint64_t outputs,
+static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                     const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                     cureduce_dtype acc, void *d_out, void *stream, uint64_t outputs,
                                      uint64_t length, matrix_launcher launch) {
   const int elements = rows > 0 && cols > 0;
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, elements, &acc, d_out, outputs);
@@ -168,32 +165,30 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op,
     if (op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ)
       return CUREDUCE_EMPTY;
     /* all-zero bytes are +0.0 and integer 0 in every accumulator */
-    return cudaMemsetAsync(d_out, 0, outputs * cureduce_result_size(op, acc),
-                           (cudaStream_t)stream) == cudaSuccess ? CUREDUCE_SUCCESS
-                                                                : CUREDUCE_ERROR_CUDA;
+    return cudaMemsetAsync(d_out, 0, outputs * cureduce_result_size(op, acc), (cudaStream_t)stream) ==
+                   cudaSuccess
+               ? CUREDUCE_SUCCESS
+               : CUREDUCE_ERROR_CUDA;
   }
   return launch(op, in_dtype, acc, d_in, rows, cols, ld, d_out, handle->axis_workspace, stream);
 }
 
-cureduce_status cureduce_reduce_rows(cureduce_handle handle, cureduce_op op,
-                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
-                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
-                                     void *d_out, void *stream) {
-  return reduce_matrix(handle, op, in_dtype, d_in, rows, cols, ld, acc_dtype, d_out, stream,
-                       rows, cols, cr_launch_rows);
+cureduce_status cureduce_reduce_rows(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                     const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                     cureduce_dtype acc_dtype, void *d_out, void *stream) {
+  return reduce_matrix(handle, op, in_dtype, d_in, rows, cols, ld, acc_dtype, d_out, stream, rows, cols,
+                       cr_launch_rows);
 }
 
-cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op,
-                                     cureduce_dtype in_dtype, const void *d_in, uint64_t rows,
-                                     uint64_t cols, uint64_t ld, cureduce_dtype acc_dtype,
-                                     void *d_out, void *stream) {
-  return reduce_matrix(handle, op, in_dtype, d_in, rows, cols, ld, acc_dtype, d_out, stream,
-                       cols, rows, cr_launch_cols);
+cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                     const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                     cureduce_dtype acc_dtype, void *d_out, void *stream) {
+  return reduce_matrix(handle, op, in_dtype, d_in, rows, cols, ld, acc_dtype, d_out, stream, cols, rows,
+                       cr_launch_cols);
 }
 
-cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
-                                         cureduce_dtype in_dtype, const void *d_in,
-                                         uint64_t num_segments, const int64_t *d_offsets,
+cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                         const void *d_in, uint64_t num_segments, const int64_t *d_offsets,
                                          cureduce_dtype acc_dtype, void *d_out, void *stream) {
   const int any = num_segments > 0;
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, any, &acc_dtype, d_out, num_segments);

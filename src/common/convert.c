@@ -132,8 +132,7 @@ uint16_t cr_float_to_bf16(float f) { return (uint16_t)encode_ieee(&BF16, 16, f);
 
 /* fp8 follows cuda_fp8.hpp: any NaN becomes 0x7f (CUDA canonicalizes the float first), inf
    counts as an overflow, and with saturate an overflow gives the largest finite value. */
-static uint8_t encode_fp8(const narrow_format *fmt, float f, int saturate,
-                          unsigned overflow_bits) {
+static uint8_t encode_fp8(const narrow_format *fmt, float f, int saturate, unsigned overflow_bits) {
   const unsigned sign = (cr_float_bits(f) >> 31) << 7;
   if (isnan(f))
     return 0x7fu;

@@ -1,9 +1,9 @@
 /* Names, sizes, default accumulators and the supported-combination check: the facts about
  * dtypes and ops that every layer shares. */
 #include "combos.h"
-#include "dtype_facts.h"
-#include "cureduce.h"
 #include "convert.h"
+#include "cureduce.h"
+#include "dtype_facts.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -23,10 +23,13 @@ static const dtype_facts DTYPES[CUREDUCE_DTYPE_COUNT] = {
     [CUREDUCE_I64] = {"i64", 8, CUREDUCE_I64},
 };
 
-static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {
-    [CUREDUCE_SUM] = "sum",       [CUREDUCE_MIN] = "min",       [CUREDUCE_MAX] = "max",
-    [CUREDUCE_ABSMAX] = "absmax", [CUREDUCE_SUMSQ] = "sumsq",   [CUREDUCE_ARGMIN] = "argmin",
-    [CUREDUCE_ARGMAX] = "argmax", [CUREDUCE_MEAN] = "mean"};
+#define CR_OP_NAME(OP, name) [CUREDUCE_##OP] = #name,
+static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {CUREDUCE_FOR_EACH_OP(CR_OP_NAME)};
+#undef CR_OP_NAME
+#define CR_OP_ONE(OP, name) +1
+_Static_assert(0 CUREDUCE_FOR_EACH_OP(CR_OP_ONE) == CUREDUCE_OP_COUNT,
+               "combos.h lists every cureduce_op once");
+#undef CR_OP_ONE
 
 int cr_dtype_is_float(cureduce_dtype d) {
   return d == CUREDUCE_F32 || d == CUREDUCE_F64 || d == CUREDUCE_F16 || d == CUREDUCE_BF16 ||
@@ -41,7 +44,8 @@ int cureduce_version(void) { return CUREDUCE_VERSION; }
 const char *cureduce_status_string(cureduce_status status) {
   switch (status) {
   case CUREDUCE_SUCCESS: return "success";
-  case CUREDUCE_EMPTY: return "the reduction of zero elements has no value (min and max); output left untouched";
+  case CUREDUCE_EMPTY:
+    return "the reduction of zero elements has no value (min and max); output left untouched";
   case CUREDUCE_ERROR_NULL_POINTER: return "a required pointer argument is NULL";
   case CUREDUCE_ERROR_INVALID_DTYPE: return "the dtype is not one of cureduce_dtype";
   case CUREDUCE_ERROR_INVALID_OP: return "the op is not one of cureduce_op";
@@ -62,9 +66,7 @@ const char *cureduce_dtype_name(cureduce_dtype dtype) {
 
 const char *cureduce_op_name(cureduce_op op) { return op_valid(op) ? OP_NAMES[op] : NULL; }
 
-size_t cureduce_dtype_size(cureduce_dtype dtype) {
-  return dtype_valid(dtype) ? DTYPES[dtype].size : 0;
-}
+size_t cureduce_dtype_size(cureduce_dtype dtype) { return dtype_valid(dtype) ? DTYPES[dtype].size : 0; }
 
 cureduce_status cureduce_dtype_from_name(const char *name, cureduce_dtype *dtype) {
   if (!name || !dtype)
@@ -99,8 +101,8 @@ cureduce_status cureduce_default_acc(cureduce_dtype in_dtype, cureduce_dtype *ac
   return CUREDUCE_SUCCESS;
 }
 
-cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype,
-                                     cureduce_dtype acc_dtype, cureduce_dtype *acc) {
+cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype, cureduce_dtype acc_dtype,
+                                     cureduce_dtype *acc) {
   if (!acc)
     return CUREDUCE_ERROR_NULL_POINTER;
   const cureduce_status st = cureduce_supported(op, in_dtype, acc_dtype);
@@ -121,8 +123,7 @@ size_t cureduce_result_size(cureduce_op op, cureduce_dtype acc_dtype) {
   return cureduce_dtype_size(acc_dtype);
 }
 
-cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
-                                   cureduce_dtype acc_dtype) {
+cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype, cureduce_dtype acc_dtype) {
   if (!op_valid(op))
     return CUREDUCE_ERROR_INVALID_OP;
   if (!dtype_valid(in_dtype) || (acc_dtype != CUREDUCE_ACC_DEFAULT && !dtype_valid(acc_dtype)))
@@ -131,8 +132,8 @@ cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype,
     return CUREDUCE_SUCCESS;
   if (op == CUREDUCE_MEAN && !cr_dtype_is_float(acc_dtype))
     return CUREDUCE_ERROR_UNSUPPORTED;
-#define CHECK_PAIR(IN, ACC)                                                                     \
-  if (in_dtype == CUREDUCE_##IN && acc_dtype == CUREDUCE_##ACC)                                 \
+#define CHECK_PAIR(IN, ACC)                                                                                  \
+  if (in_dtype == CUREDUCE_##IN && acc_dtype == CUREDUCE_##ACC)                                              \
     return CUREDUCE_SUCCESS;
   CUREDUCE_FOR_EACH_PAIR(CHECK_PAIR)
 #undef CHECK_PAIR
@@ -143,15 +144,40 @@ cureduce_status cureduce_to_double(cureduce_dtype dtype, const void *value, doub
   if (!value || !out)
     return CUREDUCE_ERROR_NULL_POINTER;
   switch (dtype) {
-  case CUREDUCE_F32: { float v; memcpy(&v, value, sizeof v); *out = v; break; }
+  case CUREDUCE_F32: {
+    float v;
+    memcpy(&v, value, sizeof v);
+    *out = v;
+    break;
+  }
   case CUREDUCE_F64: memcpy(out, value, sizeof *out); break;
-  case CUREDUCE_F16: { uint16_t v; memcpy(&v, value, sizeof v); *out = cr_f16_to_float(v); break; }
-  case CUREDUCE_BF16: { uint16_t v; memcpy(&v, value, sizeof v); *out = cr_bf16_to_float(v); break; }
+  case CUREDUCE_F16: {
+    uint16_t v;
+    memcpy(&v, value, sizeof v);
+    *out = cr_f16_to_float(v);
+    break;
+  }
+  case CUREDUCE_BF16: {
+    uint16_t v;
+    memcpy(&v, value, sizeof v);
+    *out = cr_bf16_to_float(v);
+    break;
+  }
   case CUREDUCE_F8_E4M3: *out = cr_e4m3_to_float(*(const uint8_t *)value); break;
   case CUREDUCE_F8_E5M2: *out = cr_e5m2_to_float(*(const uint8_t *)value); break;
   case CUREDUCE_I8: *out = *(const int8_t *)value; break;
-  case CUREDUCE_I32: { int32_t v; memcpy(&v, value, sizeof v); *out = v; break; }
-  case CUREDUCE_I64: { int64_t v; memcpy(&v, value, sizeof v); *out = (double)v; break; }
+  case CUREDUCE_I32: {
+    int32_t v;
+    memcpy(&v, value, sizeof v);
+    *out = v;
+    break;
+  }
+  case CUREDUCE_I64: {
+    int64_t v;
+    memcpy(&v, value, sizeof v);
+    *out = (double)v;
+    break;
+  }
   default: return CUREDUCE_ERROR_INVALID_DTYPE;
   }
   return CUREDUCE_SUCCESS;
@@ -174,8 +200,16 @@ cureduce_status cureduce_from_double(cureduce_dtype dtype, double x, void *value
   switch (dtype) {
   case CUREDUCE_F32: memcpy(value, &f, sizeof f); break;
   case CUREDUCE_F64: memcpy(value, &x, sizeof x); break;
-  case CUREDUCE_F16: { uint16_t v = cr_float_to_f16(f); memcpy(value, &v, sizeof v); break; }
-  case CUREDUCE_BF16: { uint16_t v = cr_float_to_bf16(f); memcpy(value, &v, sizeof v); break; }
+  case CUREDUCE_F16: {
+    uint16_t v = cr_float_to_f16(f);
+    memcpy(value, &v, sizeof v);
+    break;
+  }
+  case CUREDUCE_BF16: {
+    uint16_t v = cr_float_to_bf16(f);
+    memcpy(value, &v, sizeof v);
+    break;
+  }
   case CUREDUCE_F8_E4M3: *(uint8_t *)value = cr_float_to_e4m3(f, 1); break;
   case CUREDUCE_F8_E5M2: *(uint8_t *)value = cr_float_to_e5m2(f, 1); break;
   case CUREDUCE_I8: *(int8_t *)value = (int8_t)clamp_trunc(x, INT8_MIN, INT8_MAX); break;

@@ -10,9 +10,8 @@
 #include <string.h>
 
 /* What every matrix call checks: the combination, pointers and shape. */
-static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const void *h_in,
-                                    uint64_t rows, uint64_t cols, uint64_t ld,
-                                    cureduce_dtype *acc, const void *h_out) {
+static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
+                                    uint64_t cols, uint64_t ld, cureduce_dtype *acc, const void *h_out) {
   const cureduce_status st = cureduce_resolve_acc(op, in, *acc, acc);
   if (st != CUREDUCE_SUCCESS)
     return st;
@@ -39,9 +38,8 @@ static int empty_reductions(cureduce_op op, uint64_t count, uint64_t length) {
   return count > 0 && length == 0 && op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ;
 }
 
-cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, const void *h_in,
-                                         uint64_t rows, uint64_t cols, uint64_t ld,
-                                         cureduce_dtype acc, void *h_out) {
+cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
+                                         uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out) {
   cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
   if (st != CUREDUCE_SUCCESS)
     return st;
@@ -57,9 +55,8 @@ cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, cons
   return CUREDUCE_SUCCESS;
 }
 
-cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in, const void *h_in,
-                                         uint64_t rows, uint64_t cols, uint64_t ld,
-                                         cureduce_dtype acc, void *h_out) {
+cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
+                                         uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out) {
   cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
   if (st != CUREDUCE_SUCCESS)
     return st;
@@ -108,8 +105,7 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
   const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
   for (uint64_t s = 0; s < num_segments; ++s) {
     st = cureduce_cpu_reduce(op, in, (const char *)h_in + (uint64_t)h_offsets[s] * size,
-                             (uint64_t)(h_offsets[s + 1] - h_offsets[s]), acc,
-                             (char *)h_out + s * out_size);
+                             (uint64_t)(h_offsets[s + 1] - h_offsets[s]), acc, (char *)h_out + s * out_size);
     if (st != CUREDUCE_SUCCESS && st != CUREDUCE_EMPTY) /* an empty segment: left untouched */
       return st;
   }

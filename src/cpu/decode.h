@@ -3,8 +3,8 @@
 #ifndef CUREDUCE_CPU_DECODE_H
 #define CUREDUCE_CPU_DECODE_H
 
-#include "cureduce.h"
 #include "../common/dtype_facts.h"
+#include "cureduce.h"
 
 #include <stddef.h>
 #include <stdint.h>

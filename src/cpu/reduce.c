@@ -64,8 +64,7 @@ static double max_f(double a, double b) {
 
 /* Decode elements [first, first + count) as doubles, whatever the input dtype (integers are
    rounded to nearest when beyond 2^53, as the GPU's conversion does). */
-static void decode_as_double(cureduce_dtype in, const void *h_in, uint64_t first, size_t count,
-                             double *buf) {
+static void decode_as_double(cureduce_dtype in, const void *h_in, uint64_t first, size_t count, double *buf) {
   if (cr_dtype_is_float(in)) {
     cr_decode_float(in, h_in, first, count, buf);
     return;
@@ -84,8 +83,8 @@ static void transform(cureduce_op op, double *buf, size_t count, round_fn r) {
   }
 }
 
-static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
-                           round_fn r, double *buf) {
+static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n, round_fn r,
+                           double *buf) {
   /* Chunk sums are combined as a binary counter: level k holds the sum of 2^k chunks, so the
      whole sum stays pairwise. */
   double level[64];
@@ -120,8 +119,8 @@ static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, 
 
 /* Index of the first minimum (or maximum) of values rounded to the accumulator; the first
    NaN wins. Integer accumulators compare exactly as int64. */
-static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
-                        cureduce_dtype acc, void *buf) {
+static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n, cureduce_dtype acc,
+                        void *buf) {
   const int float_acc = cr_dtype_is_float(acc);
   const round_fn r = rounding_of(acc);
   double best_f = 0;
@@ -138,8 +137,7 @@ static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uin
         const double x = r(((double *)buf)[k]);
         if (best >= 0 && isnan(best_f))
           return best;
-        const int better = best < 0 || isnan(x) ||
-                           (op == CUREDUCE_ARGMIN ? x < best_f : x > best_f);
+        const int better = best < 0 || isnan(x) || (op == CUREDUCE_ARGMIN ? x < best_f : x > best_f);
         if (better)
           best = idx, best_f = x;
       } else {
@@ -152,8 +150,7 @@ static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uin
   return best;
 }
 
-static int64_t reduce_int(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
-                          int64_t *buf) {
+static int64_t reduce_int(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n, int64_t *buf) {
   uint64_t sum = 0; /* unsigned: wrapping is defined */
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
@@ -182,8 +179,8 @@ static void write_int(cureduce_dtype acc, int64_t v, void *h_out) {
   }
 }
 
-cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in,
-                                    uint64_t n, cureduce_dtype acc_dtype, void *h_out) {
+cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                    cureduce_dtype acc_dtype, void *h_out) {
   cureduce_status st = cureduce_resolve_acc(op, in_dtype, acc_dtype, &acc_dtype);
   if (st != CUREDUCE_SUCCESS)
     return st;

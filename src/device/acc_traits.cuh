@@ -112,9 +112,7 @@ template <> struct acc<CUREDUCE_BF16> {
   __device__ static __nv_bfloat16 max_ieee(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmax_nan(a, b); }
   __device__ static bool less(__nv_bfloat16 a, __nv_bfloat16 b) { return __hlt(a, b); }
   __device__ static bool is_nan(__nv_bfloat16 a) { return __hisnan(a); }
-  __device__ static bool sign_bit(__nv_bfloat16 a) {
-    return (__bfloat16_as_ushort(a) & 0x8000u) != 0;
-  }
+  __device__ static bool sign_bit(__nv_bfloat16 a) { return (__bfloat16_as_ushort(a) & 0x8000u) != 0; }
   __device__ static __nv_bfloat16 zero() { return __ushort_as_bfloat16(0x0000u); }
   __device__ static __nv_bfloat16 neg_zero() { return __ushort_as_bfloat16(0x8000u); }
   __device__ static __nv_bfloat16 highest() { return __ushort_as_bfloat16(0x7f80u); }
@@ -125,12 +123,8 @@ template <class T, class U> struct integer_acc {
   using type = T;
   static constexpr bool is_float = false;
   __device__ static T from(int64_t x) { return static_cast<T>(static_cast<U>(x)); }
-  __device__ static T add(T a, T b) {
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  }
-  __device__ static T mul(T a, T b) {
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  }
+  __device__ static T add(T a, T b) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); }
+  __device__ static T mul(T a, T b) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(b)); }
   __device__ static T min_ieee(T a, T b) { return a < b ? a : b; }
   __device__ static T max_ieee(T a, T b) { return a > b ? a : b; }
   // |a| with wrapping: |INT_MIN| stays INT_MIN, as the CPU reference does.

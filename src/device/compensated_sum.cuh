@@ -62,14 +62,11 @@ template <class Op> struct compensated_op : sum_carrier<Op> {
   template <class W> __device__ static T fold(T acc, W w, int64_t i) { return add(acc, Op::lift(w, i)); }
   // hi + lo rounded once. Not when hi is inf or NaN: that is the IEEE answer of the plain sum,
   // and lo is NaN there (TwoSum of an infinity).
-  __device__ static float value(T v) {
-    return isfinite(v.hi) && v.lo != 0.0f ? __fadd_rn(v.hi, v.lo) : v.hi;
-  }
+  __device__ static float value(T v) { return isfinite(v.hi) && v.lo != 0.0f ? __fadd_rn(v.hi, v.lo) : v.hi; }
   __device__ static Out finish(T v, uint64_t n) {
     if constexpr (kind == CUREDUCE_MEAN) // the pair's exact value in double, divided once
-      return isfinite(v.hi) && v.lo != 0.0f
-                 ? __double2float_rn(((double)v.hi + (double)v.lo) / (double)n)
-                 : Op::finish(v.hi, n); // also keeps a mean of -0.0 at -0.0
+      return isfinite(v.hi) && v.lo != 0.0f ? __double2float_rn(((double)v.hi + (double)v.lo) / (double)n)
+                                            : Op::finish(v.hi, n); // also keeps a mean of -0.0 at -0.0
     else
       return Op::finish(value(v), n);
   }
@@ -81,7 +78,8 @@ template <class Op> struct compensated_op : sum_carrier<Op> {
 // takes 24 bits: exact in f32, in any order. (Squares are multiples of 2^-18 up to 2^17.6:
 // not exact.)
 template <cureduce_dtype IN, class Op>
-constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN);
+constexpr bool exact_tile_sums_f32 = IN == CUREDUCE_F8_E4M3 &&
+                                     (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN);
 
 // Sums into f32 of f16, bf16 and fp8 inputs (but e4m3 sums and means, whose tiles are exact
 // and take one TwoSum a tile) keep their running sum in f64 instead of a pair: each vector's
@@ -122,8 +120,8 @@ template <class Op> constexpr bool adds_f32_terms<widened_op<Op>> = true;
 template <cureduce_dtype IN, cureduce_op OP, cureduce_dtype ACC>
 using full_op = typename std::conditional<
     compensated_sum<op<OP, acc<ACC>>>(),
-    typename std::conditional<IN != CUREDUCE_F32 && !exact_tile_sums_f32<IN, op<OP, acc<ACC>>>, widened_op<op<OP, acc<ACC>>>,
-                              compensated_op<op<OP, acc<ACC>>>>::type,
+    typename std::conditional<IN != CUREDUCE_F32 && !exact_tile_sums_f32<IN, op<OP, acc<ACC>>>,
+                              widened_op<op<OP, acc<ACC>>>, compensated_op<op<OP, acc<ACC>>>>::type,
     compare_op<IN, OP, ACC>>::type;
 
 } // namespace cr

@@ -164,17 +164,13 @@ template <cureduce_dtype IN, cureduce_op OP, cureduce_dtype ACC> constexpr cured
   if (!is_arg && OP != CUREDUCE_MIN && OP != CUREDUCE_MAX && OP != CUREDUCE_ABSMAX)
     return ACC;
   switch (IN) {
-  case CUREDUCE_F16:
-    return is_arg ? CUREDUCE_F32 : CUREDUCE_F16;
-  case CUREDUCE_BF16:
-    return is_arg ? CUREDUCE_F32 : CUREDUCE_BF16;
+  case CUREDUCE_F16: return is_arg ? CUREDUCE_F32 : CUREDUCE_F16;
+  case CUREDUCE_BF16: return is_arg ? CUREDUCE_F32 : CUREDUCE_BF16;
   case CUREDUCE_F8_E4M3:
   case CUREDUCE_F8_E5M2: // both are exact in f16
     return is_arg ? CUREDUCE_F32 : CUREDUCE_F16;
-  case CUREDUCE_I8:
-    return CUREDUCE_I32; // |-128| too
-  case CUREDUCE_I32:
-    return CUREDUCE_I64; // |INT32_MIN| too
+  case CUREDUCE_I8: return CUREDUCE_I32;  // |-128| too
+  case CUREDUCE_I32: return CUREDUCE_I64; // |INT32_MIN| too
   case CUREDUCE_I64:
     return ACC == CUREDUCE_F64 && OP != CUREDUCE_MIN && OP != CUREDUCE_MAX ? CUREDUCE_F64 : CUREDUCE_I64;
   default: // f32, f64
@@ -203,10 +199,9 @@ template <class Op, cureduce_dtype ACC> struct result_as : Op {
 // The op a kernel runs for input IN, op OP and the user's accumulator ACC (see compare_dtype).
 // The arg ops' result is an index, the same in any compare type.
 template <cureduce_dtype IN, cureduce_op OP, cureduce_dtype ACC>
-using compare_op = typename std::conditional<
-    compare_dtype<IN, OP, ACC>() == ACC || is_arg_kind(OP),
-    op<OP, acc<compare_dtype<IN, OP, ACC>()>>,
-    result_as<op<OP, acc<compare_dtype<IN, OP, ACC>()>>, ACC>>::type;
+using compare_op = typename std::conditional<compare_dtype<IN, OP, ACC>() == ACC || is_arg_kind(OP),
+                                             op<OP, acc<compare_dtype<IN, OP, ACC>()>>,
+                                             result_as<op<OP, acc<compare_dtype<IN, OP, ACC>()>>, ACC>>::type;
 
 // Whether the library offers OP with accumulator ACC at all (the one exception of combos.h).
 template <cureduce_op OP, cureduce_dtype ACC> constexpr bool offered() {

@@ -3,8 +3,8 @@
 // segments) folds them here, so each fast path is written once.
 #pragma once
 
-#include "dtype_traits.cuh"
 #include "compensated_sum.cuh"
+#include "dtype_traits.cuh"
 #include "op_traits.cuh"
 
 #include <stdint.h>
@@ -159,7 +159,7 @@ template <class Op> constexpr bool is_arg_op = is_arg_kind(Op::kind);
 // equal to m (-0.0 and +0.0 are equal), or the first NaN when m is NaN.
 template <cureduce_dtype IN, class Op>
 __device__ __forceinline__ typename Op::T first_equal(const vec16<storage_t<IN>> &x,
-                                                   typename Op::acc_type::type m, int64_t first) {
+                                                      typename Op::acc_type::type m, int64_t first) {
   using A = typename Op::acc_type;
   constexpr int N = vec16<storage_t<IN>>::N;
   // m is one of the elements, so the last one is the answer when no earlier one is. Constant
@@ -214,7 +214,8 @@ template <cureduce_dtype IN, class Base>
 constexpr bool exact_compensated_tiles<IN, compensated_op<Base>> = exact_tile_sums_f32<IN, Base>;
 
 // The sum of one vector's terms in f32, element by element (exact where exact_tile_sums_f32).
-template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_sum_f32(const vec16<storage_t<IN>> &x) {
+template <cureduce_dtype IN, class Op>
+__device__ __forceinline__ float vector_sum_f32(const vec16<storage_t<IN>> &x) {
   float t[vec16<storage_t<IN>>::N];
   vector_terms_f32<IN, Op>(x, t);
   float s = t[0];
@@ -234,8 +235,8 @@ template <cureduce_dtype IN, class Op> __device__ __forceinline__ float vector_s
 //    most 2^14 per element, so below 2^39 elements, more than a GPU holds): the bits do not
 //    change, and an i8 mean no longer converts every element to double.
 template <cureduce_dtype IN, class Op>
-__device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
-                                                      const vec16<storage_t<IN>> &x, int64_t first) {
+__device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc, const vec16<storage_t<IN>> &x,
+                                                      int64_t first) {
   constexpr int N = vec16<storage_t<IN>>::N;
   if constexpr (exact_tile_sums_f32<IN, Op> && std::is_same<typename Op::T, double>::value) {
     // e4m3 into f64: the vector's f32 sum is exact (exact_tile_sums_f32), so one conversion to
@@ -252,8 +253,9 @@ __device__ __forceinline__ typename Op::T fold_vector(typename Op::T acc,
     }
     return acc;
   } else if constexpr (Op::kind == CUREDUCE_MIN || Op::kind == CUREDUCE_MAX || Op::kind == CUREDUCE_ABSMAX) {
-    return Op::combine(acc, vector_extreme<IN, typename Op::acc_type, Op::kind != CUREDUCE_MIN,
-                                           Op::kind == CUREDUCE_ABSMAX>(x));
+    return Op::combine(
+        acc,
+        vector_extreme<IN, typename Op::acc_type, Op::kind != CUREDUCE_MIN, Op::kind == CUREDUCE_ABSMAX>(x));
   } else if constexpr (is_arg_op<Op>) {
     // The vector's extreme first; only when it beats the running best (rare once the best is
     // good), look for the first element equal to it, or the first NaN.

@@ -17,9 +17,8 @@ size_t cr_full_workspace_bytes(void);
 /* Launch the full-array reduction. Arguments are already validated (supported combination,
    device pointers, acc not DEFAULT). The workspace's counter must be zero on entry and is
    zero again when the kernel ends. Returns SUCCESS or CUDA (launch failure). */
-cureduce_status cr_launch_full(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                               const void *d_in, uint64_t n, void *d_out, void *d_workspace,
-                               void *stream);
+cureduce_status cr_launch_full(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
+                               uint64_t n, void *d_out, void *d_workspace, void *stream);
 
 /* Device workspace a handle must own for the row, column and segment kernels, in bytes; its
    tickets must be zero on entry and are zero again when a kernel ends. */
@@ -27,20 +26,20 @@ size_t cr_axis_workspace_bytes(void);
 
 /* Row reductions (rows >= 1, cols >= 1, ld >= cols; validated by the caller): one result per
    row at d_out. */
-cureduce_status cr_launch_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                               const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
-                               void *d_out, void *d_workspace, void *stream);
+cureduce_status cr_launch_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
+                               uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *d_workspace,
+                               void *stream);
 
 /* Column reductions (rows >= 1, cols >= 1, ld >= cols): one result per column at d_out. */
-cureduce_status cr_launch_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                               const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
-                               void *d_out, void *d_workspace, void *stream);
+cureduce_status cr_launch_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
+                               uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *d_workspace,
+                               void *stream);
 
 /* Segment reductions (count >= 1): one result per segment at d_out; d_offsets holds count + 1
    non-decreasing element offsets on the device. */
-cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                                   const void *d_in, uint64_t count, const int64_t *d_offsets,
-                                   void *d_out, void *d_workspace, void *stream);
+cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
+                                   uint64_t count, const int64_t *d_offsets, void *d_out, void *d_workspace,
+                                   void *stream);
 
 #ifdef __cplusplus
 }

@@ -3,39 +3,35 @@
 
 extern "C" size_t cr_axis_workspace_bytes(void) { return cr::axis_workspace_bytes(); }
 
-static cureduce_status select(cr::axis_kind kind, cureduce_op op, cureduce_dtype in,
-                              cureduce_dtype acc, const cr::axis_call &a, uint64_t rows,
-                              uint64_t cols, uint64_t ld, const int64_t *offsets) {
+static cureduce_status select(cr::axis_kind kind, cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
+                              const cr::axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld,
+                              const int64_t *offsets) {
   switch (op) {
-#define CR_OP_CASE(OPNAME)                                                                      \
-  case CUREDUCE_##OPNAME:                                                                       \
+#define CR_OP_CASE(OPNAME, name)                                                                             \
+  case CUREDUCE_##OPNAME:                                                                                    \
     return cr::select_axis<CUREDUCE_##OPNAME>(kind, in, acc, a, rows, cols, ld, offsets);
     CUREDUCE_FOR_EACH_OP(CR_OP_CASE)
 #undef CR_OP_CASE
-  default:
-    return CUREDUCE_ERROR_INVALID_OP;
+  default: return CUREDUCE_ERROR_INVALID_OP;
   }
 }
 
 extern "C" cureduce_status cr_launch_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                                          const void *d_in, uint64_t rows, uint64_t cols,
-                                          uint64_t ld, void *d_out, void *d_workspace,
-                                          void *stream) {
+                                          const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                          void *d_out, void *d_workspace, void *stream) {
   const cr::axis_call a{d_in, d_out, static_cast<char *>(d_workspace), static_cast<cudaStream_t>(stream)};
   return select(cr::AXIS_ROWS, op, in, acc, a, rows, cols, ld, nullptr);
 }
 
 extern "C" cureduce_status cr_launch_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                                          const void *d_in, uint64_t rows, uint64_t cols,
-                                          uint64_t ld, void *d_out, void *d_workspace,
-                                          void *stream) {
+                                          const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                          void *d_out, void *d_workspace, void *stream) {
   const cr::axis_call a{d_in, d_out, static_cast<char *>(d_workspace), static_cast<cudaStream_t>(stream)};
   return select(cr::AXIS_COLS, op, in, acc, a, rows, cols, ld, nullptr);
 }
 
-extern "C" cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in,
-                                              cureduce_dtype acc, const void *d_in,
-                                              uint64_t count, const int64_t *d_offsets,
+extern "C" cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
+                                              const void *d_in, uint64_t count, const int64_t *d_offsets,
                                               void *d_out, void *d_workspace, void *stream) {
   const cr::axis_call a{d_in, d_out, static_cast<char *>(d_workspace), static_cast<cudaStream_t>(stream)};
   return select(cr::AXIS_SEGMENTS, op, in, acc, a, count, 0, 0, d_offsets);

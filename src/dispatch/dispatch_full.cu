@@ -6,16 +6,14 @@ extern "C" size_t cr_full_workspace_bytes(void) {
 }
 
 extern "C" cureduce_status cr_launch_full(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
-                                          const void *d_in, uint64_t n, void *d_out,
-                                          void *d_workspace, void *stream) {
+                                          const void *d_in, uint64_t n, void *d_out, void *d_workspace,
+                                          void *stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (op) {
-#define CR_OP_CASE(OPNAME)                                                                      \
-  case CUREDUCE_##OPNAME:                                                                       \
-    return cr::select_full<CUREDUCE_##OPNAME>(in, acc, d_in, n, d_out, d_workspace, s);
+#define CR_OP_CASE(OPNAME, name)                                                                             \
+  case CUREDUCE_##OPNAME: return cr::select_full<CUREDUCE_##OPNAME>(in, acc, d_in, n, d_out, d_workspace, s);
     CUREDUCE_FOR_EACH_OP(CR_OP_CASE)
 #undef CR_OP_CASE
-  default:
-    return CUREDUCE_ERROR_INVALID_OP;
+  default: return CUREDUCE_ERROR_INVALID_OP;
   }
 }

@@ -1,7 +1,8 @@
 // Launching the row, column and segment kernels: each launcher takes the policy of its kernel
 // family (axis_policy.h) and the plan computed from it (axis_plan.h); and the (dtype,
 // accumulator) switch for one op, which hands out the policies. Layer: dispatch. Instantiated
-// once per op (launch_axis_<op>.cu) so the kernels compile in parallel.
+// once per op (launch_axis_<op>.cu, which CMake generates from launch_axis_op.cu.in) so the
+// kernels compile in parallel.
 #pragma once
 
 #include "../common/combos.h"
@@ -174,7 +175,7 @@ cureduce_status select_axis(axis_kind kind, cureduce_dtype in, cureduce_dtype ac
   return CUREDUCE_ERROR_UNSUPPORTED;
 }
 
-#define CR_DECLARE_SELECT_AXIS(OPNAME)                                                                       \
+#define CR_DECLARE_SELECT_AXIS(OPNAME, name)                                                                 \
   extern template cureduce_status select_axis<CUREDUCE_##OPNAME>(axis_kind, cureduce_dtype, cureduce_dtype,  \
                                                                  const axis_call &, uint64_t, uint64_t,      \
                                                                  uint64_t, const int64_t *);

@@ -1,6 +1,7 @@
 // Launching the full-array kernel: partition layout, the launch with a policy
 // (full_policy.h) and the (dtype, acc) switch for one op. Layer: dispatch. Instantiated once
-// per op (launch_full_<op>.cu) so the kernels compile in parallel.
+// per op (launch_full_<op>.cu, generated from launch_full_op.cu.in) so the kernels compile in
+// parallel.
 #pragma once
 
 #include "../common/combos.h"
@@ -72,7 +73,7 @@ cureduce_status select_full(cureduce_dtype in, cureduce_dtype acc_dtype, const v
   return CUREDUCE_ERROR_UNSUPPORTED;
 }
 
-#define CR_DECLARE_SELECT_FULL(OPNAME)                                                                       \
+#define CR_DECLARE_SELECT_FULL(OPNAME, name)                                                                 \
   extern template cureduce_status select_full<CUREDUCE_##OPNAME>(                                            \
       cureduce_dtype, cureduce_dtype, const void *, uint64_t, void *, void *, cudaStream_t);
 CUREDUCE_FOR_EACH_OP(CR_DECLARE_SELECT_FULL)

@@ -31,9 +31,8 @@ __device__ __forceinline__ void fold_round(Folder &f, const V *body, I v, I size
 // index p - origin (the position within its row or segment). The caller reduces the threads'
 // values over the group.
 template <cureduce_dtype IN, class Op, int UNROLL>
-__device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__restrict__ in,
-                                                     int64_t begin, int64_t end, int64_t origin,
-                                                     int rank, int size) {
+__device__ __forceinline__ typename Op::T fold_range(const storage_t<IN> *__restrict__ in, int64_t begin,
+                                                     int64_t end, int64_t origin, int rank, int size) {
   using V = vec16<storage_t<IN>>;
   constexpr int ELEM = (int)sizeof(storage_t<IN>);
   vector_folder<IN, Op, UNROLL> f;

@@ -101,8 +101,8 @@ template <class Op> struct chunk_ctx {
 
 // Piece i of chunk k: i = 0 is the segment crossing into the chunk (if `crossing`), then the
 // segments that start in the chunk, from s_lo.
-__device__ __forceinline__ piece piece_of(const segment_layout &S, int64_t total, int64_t chunk,
-                                          int64_t k, bool crossing, uint64_t s_lo, uint64_t i) {
+__device__ __forceinline__ piece piece_of(const segment_layout &S, int64_t total, int64_t chunk, int64_t k,
+                                          bool crossing, uint64_t s_lo, uint64_t i) {
   const int64_t cb = k * chunk, ce = cb + chunk < total ? cb + chunk : total;
   piece p;
   p.seg = crossing ? s_lo - 1 + i : s_lo + i;
@@ -228,12 +228,13 @@ __global__ void __launch_bounds__(BLOCK)
     // order of the list.
     for (unsigned e = 0; e < long_n; ++e) {
       const piece &p = long_pieces[e];
-      const int64_t from = p.at - cb;  // where the piece starts within the chunk
+      const int64_t from = p.at - cb; // where the piece starts within the chunk
       const int64_t lo = slice_lo > from ? slice_lo : from;
       const int64_t hi = slice_hi < from + (p.end - p.begin) ? slice_hi : from + (p.end - p.begin);
       T v = Op::identity();
       if (lo < hi)
-        v = fold_range<IN, Op, UNROLL>(in, p.begin + (lo - from), p.begin + (hi - from), p.origin, lane, WARP_SIZE);
+        v = fold_range<IN, Op, UNROLL>(in, p.begin + (lo - from), p.begin + (hi - from), p.origin, lane,
+                                       WARP_SIZE);
       v = warp_reduce<Op>(v);
       if (lane == 0)
         warp_values[e * WARPS + warp] = v;

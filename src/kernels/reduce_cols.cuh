@@ -51,7 +51,7 @@ __device__ __forceinline__ void fold_over_ty(typename Op::T (&v)[VEC], int TX) {
   // Survivors: lanes < W of each warp; slot warp * W + lane holds column tx = slot % TX.
   const int W = TX < WARP_SIZE ? TX : WARP_SIZE, M = WARPS * W;
   if (M == TX)
-    return; // one row of threads: nothing left to fold
+    return;             // one row of threads: nothing left to fold
   const int R = M / TX; // values per column left: slot k * TX + tx, k = 0 .. R - 1
 #pragma unroll
   for (int c0 = 0; c0 < VEC; c0 += G) {
@@ -135,7 +135,9 @@ __global__ void __launch_bounds__(BLOCK)
   using Op = compare_op<IN, OP, ACC>;
   using T = typename Op::T;
   using E = storage_t<IN>;
-  struct alignas(VEC * sizeof(E)) pack { E v[VEC]; };
+  struct alignas(VEC * sizeof(E)) pack {
+    E v[VEC];
+  };
 
   const int TX = L.tx, TY = BLOCK / L.tx;
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
@@ -156,7 +158,7 @@ __global__ void __launch_bounds__(BLOCK)
     const uint64_t step = (uint64_t)TY * L.ld;
     const E *p = in + (row_begin + ty) * L.ld + col;
     uint64_t r = row_begin + ty;
-    auto fold_pass = [&](const pack (&x)[UNROLL], int valid) {
+    auto fold_pass = [&](const pack(&x)[UNROLL], int valid) {
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u)
         if (u < valid)

@@ -44,7 +44,7 @@ template <class V, class L_> __device__ __forceinline__ int64_t element_of(const
 // sm_100/103, 1536 on the others from sm_80 on (sm_86, 87, 89, 110, 120, and any newer target
 // compiled from PTX, which may hold no more). Launch bounds asking for more fail to assemble.
 constexpr int sm_max_threads() {
-#if defined(__CUDA_ARCH__) &&                                                                       \
+#if defined(__CUDA_ARCH__) &&                                                                                \
     (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030)
   return 2048;
 #elif defined(__CUDA_ARCH__)

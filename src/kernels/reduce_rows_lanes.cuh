@@ -25,8 +25,8 @@ namespace cr {
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
-    reduce_rows_lanes(const storage_t<IN> *__restrict__ in, uint64_t rows, uint64_t cols,
-                      uint64_t ld, int group, typename compare_op<IN, OP, ACC>::Out *__restrict__ out) {
+    reduce_rows_lanes(const storage_t<IN> *__restrict__ in, uint64_t rows, uint64_t cols, uint64_t ld,
+                      int group, typename compare_op<IN, OP, ACC>::Out *__restrict__ out) {
   using Op = compare_op<IN, OP, ACC>;
   using T = typename Op::T;
   const int lane = threadIdx.x % WARP_SIZE;
@@ -51,7 +51,8 @@ __global__ void __launch_bounds__(BLOCK)
   // the other's.
   constexpr uint64_t ELEM = sizeof(storage_t<IN>);
   const uint64_t round_bytes = 16ull * (uint64_t)group * UNROLL;
-  if (reinterpret_cast<uintptr_t>(in) % 16 == 0 && (ld * ELEM) % 16 == 0 && (cols * ELEM) % round_bytes == 0) {
+  if (reinterpret_cast<uintptr_t>(in) % 16 == 0 && (ld * ELEM) % 16 == 0 &&
+      (cols * ELEM) % round_bytes == 0) {
     const int rounds = (int)(cols * ELEM / round_bytes);
     rows_of_warp([&](uint64_t r) { return fold_rounds<IN, Op, UNROLL>(in + r * ld, rounds, rank, group); });
   } else {

@@ -22,8 +22,8 @@ namespace cr {
 
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK)
-    reduce_rows_short(const storage_t<IN> *__restrict__ in, uint64_t rows, uint64_t cols,
-                      uint64_t ld, int group, typename compare_op<IN, OP, ACC>::Out *__restrict__ out) {
+    reduce_rows_short(const storage_t<IN> *__restrict__ in, uint64_t rows, uint64_t cols, uint64_t ld,
+                      int group, typename compare_op<IN, OP, ACC>::Out *__restrict__ out) {
   using Op = compare_op<IN, OP, ACC>;
   using T = typename Op::T;
   using V = vec16<storage_t<IN>>;

@@ -1,6 +1,0 @@
-// The full-array kernels of op max, one per supported (dtype, accumulator) pair. Layer: dispatch.
-#include "launch_full.cuh"
-
-template cureduce_status cr::select_full<CUREDUCE_MAX>(cureduce_dtype, cureduce_dtype,
-                                                       const void *, uint64_t, void *, void *,
-                                                       cudaStream_t);
