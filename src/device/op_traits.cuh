@@ -56,32 +56,32 @@ template <class A> struct op<CUREDUCE_MEAN, A> : sum_base<A> {
   __device__ static T finish(T v, uint64_t n) { return A::from_double(A::to_double(v) / (double)n); }
 };
 
-// Minimum and maximum: IEEE 754-2019 (NaN wins, -0.0 < +0.0), see acc_traits.cuh.
-template <class A> struct op<CUREDUCE_MIN, A> {
-  static constexpr cureduce_op kind = CUREDUCE_MIN;
+// Minimum and maximum: IEEE 754-2019 (NaN wins, -0.0 < +0.0), see acc_traits.cuh. One
+// template for both: IS_MAX picks the identity and the combine.
+template <class A, bool IS_MAX> struct extreme_op {
+  static constexpr cureduce_op kind = IS_MAX ? CUREDUCE_MAX : CUREDUCE_MIN;
   static constexpr bool is_sum = false;
   using acc_type = A;
   using T = typename A::type;
   using Out = T;
-  __device__ static T identity() { return A::highest(); }
+  __device__ static T identity() {
+    if constexpr (IS_MAX)
+      return A::lowest();
+    else
+      return A::highest();
+  }
   template <class W> __device__ static T lift(W w, int64_t) { return A::from(w); }
   template <class W> __device__ static T fold(T acc, W w, int64_t i) { return combine(acc, lift(w, i)); }
-  __device__ static T combine(T a, T b) { return A::min_ieee(a, b); }
+  __device__ static T combine(T a, T b) {
+    if constexpr (IS_MAX)
+      return A::max_ieee(a, b);
+    else
+      return A::min_ieee(a, b);
+  }
   __device__ static Out finish(T v, uint64_t) { return v; }
 };
-
-template <class A> struct op<CUREDUCE_MAX, A> {
-  static constexpr cureduce_op kind = CUREDUCE_MAX;
-  static constexpr bool is_sum = false;
-  using acc_type = A;
-  using T = typename A::type;
-  using Out = T;
-  __device__ static T identity() { return A::lowest(); }
-  template <class W> __device__ static T lift(W w, int64_t) { return A::from(w); }
-  template <class W> __device__ static T fold(T acc, W w, int64_t i) { return combine(acc, lift(w, i)); }
-  __device__ static T combine(T a, T b) { return A::max_ieee(a, b); }
-  __device__ static Out finish(T v, uint64_t) { return v; }
-};
+template <class A> struct op<CUREDUCE_MIN, A> : extreme_op<A, false> {};
+template <class A> struct op<CUREDUCE_MAX, A> : extreme_op<A, true> {};
 
 // |x| is taken in the accumulator, so |INT64_MIN| is exact in an f64 accumulator and wraps
 // in an integer one.

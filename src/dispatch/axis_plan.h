@@ -4,6 +4,7 @@
 // no kernels and no CUDA, so tests and tools can check the plans without compiling kernels.
 #pragma once
 
+#include "../kernels/chunk_size.h"
 #include "axis_policy.h"
 
 #include <stddef.h>
@@ -52,12 +53,11 @@ inline uint64_t lane_group(uint64_t vectors, uint64_t unroll) {
   return g < 2 && vectors >= 2 ? 2 : g > 32 ? 32 : g;
 }
 
-// The chunks of `total` elements of ELEM bytes (chunked_policy): the same arithmetic as the
-// chunked kernel, which recomputes it on the device.
+// The chunks of `total` elements of ELEM bytes (chunked_policy), cut as the chunked kernel
+// cuts them (chunk_size.h).
 template <class Chunked, uint64_t ELEM> uint64_t chunk_count(uint64_t total) {
-  const uint64_t min_chunk = Chunked::MIN_CHUNK_BYTES / ELEM;
-  const uint64_t per = div_up(total, Chunked::MAX_CHUNKS);
-  const uint64_t chunk = div_up(per > min_chunk ? per : min_chunk, min_chunk) * min_chunk;
+  const uint64_t chunk =
+      chunk_elements<uint64_t>(total, Chunked::MIN_CHUNK_BYTES / ELEM, Chunked::MAX_CHUNKS);
   return div_up(total, chunk);
 }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include "../device/warp_reduce.cuh"
+#include "chunk_size.h"
 #include "fold_range.cuh"
 
 #include <cuda/atomic>
@@ -178,8 +179,7 @@ __global__ void __launch_bounds__(BLOCK)
   // chunks (the workspace holds that many partials). min_chunk is a multiple of WARPS vectors,
   // so the warps' slices are equal and start on the same 16-byte phase.
   const int64_t total = seq_begin(S, S.count);
-  const int64_t per = (total + max_chunks - 1) / max_chunks;
-  const int64_t chunk = ((per > min_chunk ? per : min_chunk) + min_chunk - 1) / min_chunk * min_chunk;
+  const int64_t chunk = chunk_elements<int64_t>(total, min_chunk, max_chunks);
   const int64_t chunks = total > 0 ? (total + chunk - 1) / chunk : 1;
   const int64_t short_max = chunk / SHORT;
   const int64_t slice_lo = warp * (chunk / WARPS), slice_hi = slice_lo + chunk / WARPS; // this warp's slice
