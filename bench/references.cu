@@ -27,18 +27,10 @@ struct partial {
   }
 };
 
-void sa_merge(superacc *into, const superacc &from) {
-  for (int i = 0; i < SA_LIMBS; ++i)
-    into->limb[i] += from.limb[i];
-  into->nan |= from.nan, into->pos_inf |= from.pos_inf, into->neg_inf |= from.neg_inf;
-  into->only_negative_zeros &= from.only_negative_zeros;
-  into->count += from.count;
-}
-
 // b follows a in index order.
 void merge(partial &a, const partial &b) {
-  sa_merge(&a.sum, b.sum);
-  sa_merge(&a.sumsq, b.sumsq);
+  sa_merge(&a.sum, &b.sum);
+  sa_merge(&a.sumsq, &b.sumsq);
   a.abs_sum += b.abs_sum, a.sq_abs_sum += b.sq_abs_sum;
   a.isum += b.isum, a.isumsq += b.isumsq;
   a.min = fmin(a.min, b.min), a.max = fmax(a.max, b.max), a.absmax = fmax(a.absmax, b.absmax);
@@ -116,8 +108,8 @@ std::vector<prefix_reference> compute_references(cureduce_dtype dtype, const voi
     done = n;
     prefix_reference r;
     r.n = n;
-    r.sum = sa_round(&acc.sum, 53, -1074, DBL_MAX);
-    r.sumsq = sa_round(&acc.sumsq, 53, -1074, DBL_MAX);
+    r.sum = sa_round(&acc.sum, CUREDUCE_F64);
+    r.sumsq = sa_round(&acc.sumsq, CUREDUCE_F64);
     r.abs_sum = acc.abs_sum, r.sq_abs_sum = acc.sq_abs_sum;
     r.isum = (int64_t)acc.isum, r.isumsq = (int64_t)acc.isumsq;
     r.min = acc.min, r.max = acc.max, r.absmax = acc.absmax;

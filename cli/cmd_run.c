@@ -15,7 +15,9 @@
 static int is_arg_op(cureduce_op op) { return op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX; }
 
 /* Ops whose reduction of zero elements has no value (SUM and SUMSQ give 0). */
-static int empty_undefined(cureduce_op op) { return op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ; }
+static int empty_undefined(cureduce_op op) {
+  return op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ && op != CUREDUCE_SUM_EXACT;
+}
 
 static int report_empty(const run_options *o, const npy_array *a, const reduce_plan *p) {
   const char *op = cureduce_op_name(o->op);
@@ -66,13 +68,18 @@ static void print_value(const char *label, cureduce_dtype dtype, const void *val
   }
 }
 
+/* How the result's dtype is named: the exact sums round into it once, the others accumulate. */
+static const char *acc_word(cureduce_op op) {
+  return op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT ? "rounded once to" : "acc";
+}
+
 static const char *arg_what(cureduce_op op) { return op == CUREDUCE_ARGMIN ? "minimum" : "maximum"; }
 
 static void print_whole(const run_options *o, const npy_array *a, cureduce_dtype acc, const void *result) {
   const char *op = cureduce_op_name(o->op);
   if (!is_arg_op(o->op)) {
     char label[64];
-    snprintf(label, sizeof label, "%s (acc %s)", op, cureduce_dtype_name(acc));
+    snprintf(label, sizeof label, "%s (%s %s)", op, acc_word(o->op), cureduce_dtype_name(acc));
     print_value(label, acc, result, "");
     return;
   }
@@ -100,7 +107,7 @@ static void print_axis(const run_options *o, const npy_array *a, const reduce_pl
     printf(" (the index along axis %d of the first %s; compared in %s)\n", p->axis, arg_what(o->op),
            cureduce_dtype_name(acc));
   else
-    printf(" (acc %s)\n", cureduce_dtype_name(acc));
+    printf(" (%s %s)\n", acc_word(o->op), cureduce_dtype_name(acc));
   const size_t size = cureduce_result_size(o->op, acc);
   const cureduce_dtype shown = is_arg_op(o->op) ? CUREDUCE_I64 : acc;
   for (uint64_t i = 0; i < p->outputs && i < o->show; ++i) {
@@ -122,12 +129,40 @@ static void print_timing(const gpu_timing *t) {
   printf("\n");
 }
 
-static void print_exact(const npy_array *a) {
-  double exact;
-  if (cureduce_cpu_sum_exact(a->dtype, a->data, a->count, CUREDUCE_F64, &exact) == CUREDUCE_SUCCESS)
-    printf("exact sum (CPU, correctly rounded to f64) = %.17g\n", exact);
-  else
+/* --exact: the exact sum of the whole array rounded once to f64, on the GPU when the main
+   reduction ran there (timed), else on the CPU. */
+static int print_exact(const run_options *o, const npy_array *a) {
+  if (cureduce_supported(CUREDUCE_SUM_EXACT, a->dtype, CUREDUCE_F64) != CUREDUCE_SUCCESS) {
     printf("exact sum: integer sums are exact already\n");
+    return 0;
+  }
+  const reduce_plan whole = {.whole = 1, .outer = 1, .len = a->count, .inner = 1, .outputs = 1};
+  double exact;
+  const gpu_job job = {.plan = &whole,
+                       .op = CUREDUCE_SUM_EXACT,
+                       .dtype = a->dtype,
+                       .acc = CUREDUCE_F64,
+                       .h_in = a->data,
+                       .in_bytes = (size_t)a->count * cureduce_dtype_size(a->dtype),
+                       .h_out = &exact,
+                       .out_bytes = sizeof exact};
+  gpu_timing t = {0};
+  char why[256] = "--cpu given";
+  const int rc = o->force_cpu ? GPU_NONE : gpu_run(&job, &t, why, sizeof why);
+  if (rc == GPU_NONE) {
+    const cureduce_status st = cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, a->dtype, a->data, a->count,
+                                                   CUREDUCE_F64, &exact);
+    if (st != CUREDUCE_SUCCESS) {
+      fprintf(stderr, "%s run: the exact sum failed on the CPU: %s\n", CLI_NAME, cureduce_status_string(st));
+      return 1;
+    }
+  } else if (rc != 0) {
+    return 1;
+  }
+  printf("exact sum (%s, correctly rounded to f64) = %.17g\n", rc == GPU_NONE ? "CPU" : "GPU", exact);
+  if (rc == 0)
+    print_timing(&t);
+  return 0;
 }
 
 /* Host memory for the results; 1 after printing when it cannot be had. */
@@ -205,7 +240,7 @@ int cmd_run(int argc, char **argv) {
   if (rc == 0)
     rc = reduce_and_print(&o, &a, &plan, acc);
   if (rc == 0 && o.exact)
-    print_exact(&a);
+    rc = print_exact(&o, &a);
   input_free(&a, from_file);
   return rc;
 }

@@ -25,6 +25,18 @@
  *   accumulators).
  * Other accepted accumulators: f16 with f16, bf16 with bf16, fp8 with f16, i8 with i32, and any
  * input with f64. cureduce_supported() tells whether a combination is accepted.
+ *
+ * Exact sums. CUREDUCE_SUM_EXACT and CUREDUCE_MEAN_EXACT take float inputs (f32, f64, f16,
+ * bf16, e4m3, e5m2) and compute the exact sum of the elements (for MEAN_EXACT, the exact sum
+ * divided by n), rounded once, to nearest with ties to even, into the accumulator dtype, which
+ * is here the output dtype: F64, F32 or the input's own dtype (by default the input's default
+ * accumulator). Nothing is lost before that one rounding, so the result does not depend on
+ * the order of the elements, how they were split, the launch shape or the GPU, and the GPU
+ * gives the same bits as the CPU. NaN and infinities follow IEEE 754 as if the sum had
+ * unbounded range and precision: any NaN, or +inf with -inf, gives NaN; otherwise an infinity
+ * gives itself; a finite sum beyond the output's range rounds to an infinity (to NaN for e4m3,
+ * which has none). An exact zero is -0.0 only when every element was -0.0. Integer inputs are
+ * UNSUPPORTED (their sums are exact already). Every function that takes an op takes them.
  */
 #ifndef CUREDUCE_H
 #define CUREDUCE_H
@@ -93,7 +105,9 @@ typedef enum cureduce_op {
                            first NaN's index is returned */
   CUREDUCE_ARGMAX = 6,  /* index of the first maximum, written as int64_t; NaN as for ARGMIN */
   CUREDUCE_MEAN = 7,    /* sum / n, the division rounded once in the accumulator */
-  CUREDUCE_OP_COUNT = 8 /* not an op: the number of ops */
+  CUREDUCE_SUM_EXACT = 8,  /* the exact sum rounded once: see "Exact sums" below */
+  CUREDUCE_MEAN_EXACT = 9, /* the exact sum divided by n, rounded once: see "Exact sums" */
+  CUREDUCE_OP_COUNT = 10   /* not an op: the number of ops */
 } cureduce_op;
 
 /* Opaque handle: owns the device workspace of one CUDA device. */
@@ -241,12 +255,53 @@ CUREDUCE_API cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, curedu
                                                           const int64_t *h_offsets, cureduce_dtype acc_dtype,
                                                           void *h_out);
 
-/* The exact sum of n float elements of in_dtype, correctly rounded (to nearest, ties to even)
-   once into out_dtype, which is F64 or F32. NaN, inf and overflow follow IEEE 754 as if the
-   sum had been computed with unbounded precision and range and then rounded. Integer inputs
-   return UNSUPPORTED (their sums are exact already). */
+/* cureduce_cpu_reduce with CUREDUCE_SUM_EXACT: the exact sum of n float elements rounded
+   once into out_dtype (F64, F32 or in_dtype). */
 CUREDUCE_API cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
                                                     cureduce_dtype out_dtype, void *h_out);
+
+/* --- Exact sums in parts ------------------------------------------------------------------- */
+/*
+ * An exact sum can be kept as a running state, added to chunk by chunk, on several streams or
+ * devices, and rounded once at the end: the result is the same bits as one SUM_EXACT (or
+ * MEAN_EXACT) call over all the elements. A state is CUREDUCE_EXACT_STATE_WORDS int64 words;
+ * all-zero words are the state of no elements (cudaMemset to 0 makes one). The words hold the
+ * sum as a fixed-point integer plus flags and the element count, and two states combine by
+ * adding them word by word as integers: cureduce_exact_combine does that, and so does an
+ * integer all-reduce (for example NCCL's ncclInt64 sum) of up to 2^30 states, before the sum
+ * is rounded or added to again. The same state on the CPU and the GPU has the same value.
+ *
+ * The GPU calls are asynchronous on stream, allocate nothing and can be captured in a CUDA
+ * graph. Several streams may add into one state at once (the additions are atomic); combine
+ * and finish must be ordered after them.
+ */
+#define CUREDUCE_EXACT_STATE_WORDS 80
+
+/* Add the n float elements of in_dtype at device pointer d_in to the state at device pointer
+   d_state (8-byte aligned). */
+CUREDUCE_API cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype in_dtype,
+                                                       const void *d_in, uint64_t n, int64_t *d_state,
+                                                       void *stream);
+
+/* d_state += d_other: afterwards d_state holds the elements of both. */
+CUREDUCE_API cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state,
+                                                    const int64_t *d_other, void *stream);
+
+/* Round the state once into one element of out_dtype (any float dtype) at device pointer d_out:
+   op CUREDUCE_SUM_EXACT for the sum, CUREDUCE_MEAN_EXACT for the sum divided by the number
+   of elements added. The mean of a state with no elements is NaN (the status cannot say: the
+   state lives on the device). The state is left as it was. */
+CUREDUCE_API cureduce_status cureduce_exact_finish(cureduce_handle handle, cureduce_op op,
+                                                   const int64_t *d_state, cureduce_dtype out_dtype,
+                                                   void *d_out, void *stream);
+
+/* The same on host memory, synchronous. cureduce_cpu_exact_finish returns EMPTY for the mean of
+   a state with no elements, and writes nothing. */
+CUREDUCE_API cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in,
+                                                           uint64_t n, int64_t *h_state);
+CUREDUCE_API cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other);
+CUREDUCE_API cureduce_status cureduce_cpu_exact_finish(cureduce_op op, const int64_t *h_state,
+                                                       cureduce_dtype out_dtype, void *h_out);
 
 #ifdef __cplusplus
 }

@@ -136,7 +136,7 @@ static void bad_arguments_should_return_a_status_and_write_nothing(void **state)
   float x[2] = {1, 2}, r = 9.0f;
   assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, 2, CUREDUCE_I32, &r),
                    CUREDUCE_ERROR_UNSUPPORTED);
-  assert_int_equal(cureduce_cpu_reduce((cureduce_op)9, CUREDUCE_F32, x, 2, CUREDUCE_F32, &r),
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_OP_COUNT, CUREDUCE_F32, x, 2, CUREDUCE_F32, &r),
                    CUREDUCE_ERROR_INVALID_OP);
   assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, (cureduce_dtype)77, x, 2, CUREDUCE_F32, &r),
                    CUREDUCE_ERROR_INVALID_DTYPE);

@@ -5,6 +5,7 @@
  * dtypes, the combination, NULL pointers, alignment, device-ness of the pointers, n = 0. */
 #include "cureduce.h"
 
+#include "../common/dtype_facts.h"
 #include "../common/matrix_shape.h"
 #include "../dispatch/dispatch.h"
 
@@ -91,7 +92,7 @@ static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce
     return CUREDUCE_ERROR_INVALID_VALUE;
   if ((n > 0 && !is_device_pointer(d_in)) || (out_on_device && !is_device_pointer(out)))
     return CUREDUCE_ERROR_HOST_POINTER;
-  if (n == 0 && op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ)
+  if (n == 0 && !cr_op_empty_is_zero(op))
     return CUREDUCE_EMPTY;
   return CUREDUCE_SUCCESS;
 }
@@ -162,7 +163,7 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op, cur
   if (outputs == 0)
     return CUREDUCE_SUCCESS;
   if (length == 0) { /* every reduction is empty */
-    if (op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ)
+    if (!cr_op_empty_is_zero(op))
       return CUREDUCE_EMPTY;
     /* all-zero bytes are +0.0 and integer 0 in every accumulator */
     return cudaMemsetAsync(d_out, 0, outputs * cureduce_result_size(op, acc), (cudaStream_t)stream) ==
@@ -204,4 +205,75 @@ cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
     return CUREDUCE_SUCCESS;
   return cr_launch_segments(op, in_dtype, acc_dtype, d_in, num_segments, d_offsets, d_out,
                             handle->axis_workspace, stream);
+}
+
+/* --- Exact sums in parts ------------------------------------------------------------------- */
+
+/* A state pointer: not NULL, 8-byte aligned, device memory. */
+static cureduce_status check_state(const int64_t *d_state) {
+  if (!d_state)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_state % sizeof(int64_t) != 0)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  return is_device_pointer(d_state) ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_HOST_POINTER;
+}
+
+cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype in_dtype, const void *d_in,
+                                          uint64_t n, int64_t *d_state, void *stream) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  const cureduce_status st = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!d_state || (n > 0 && !d_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  const cureduce_status sst = check_state(d_state);
+  if (sst != CUREDUCE_SUCCESS)
+    return sst;
+  if (n > 0 && !is_device_pointer(d_in))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  if (n == 0)
+    return CUREDUCE_SUCCESS;
+  return cr_launch_exact_accumulate(in_dtype, d_in, n, d_state,
+                                    (char *)handle->workspace + cr_full_workspace_bytes() -
+                                        cr_exact_workspace_bytes(),
+                                    stream);
+}
+
+cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state, const int64_t *d_other,
+                                       void *stream) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  if (!d_state || !d_other)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  cureduce_status st = check_state(d_state);
+  if (st == CUREDUCE_SUCCESS)
+    st = check_state(d_other);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  return cr_launch_exact_combine(d_state, d_other, stream);
+}
+
+cureduce_status cureduce_exact_finish(cureduce_handle handle, cureduce_op op, const int64_t *d_state,
+                                      cureduce_dtype out_dtype, void *d_out, void *stream) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  if ((int)op < 0 || op >= CUREDUCE_OP_COUNT)
+    return CUREDUCE_ERROR_INVALID_OP;
+  if ((int)out_dtype < 0 || out_dtype >= CUREDUCE_DTYPE_COUNT)
+    return CUREDUCE_ERROR_INVALID_DTYPE;
+  if (!cr_op_is_exact(op) || !cr_dtype_is_float(out_dtype))
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  if (!d_state || !d_out)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  const cureduce_status st = check_state(d_state);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!is_device_pointer(d_out))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  return cr_launch_exact_finish(op, d_state, out_dtype, d_out, stream);
 }

@@ -41,4 +41,8 @@
   X(SUM, sum)                                                                                                \
   X(MIN, min) X(MAX, max) X(ABSMAX, absmax) X(SUMSQ, sumsq) X(ARGMIN, argmin) X(ARGMAX, argmax) X(MEAN, mean)
 
+/* The exact sums: their own kernels (kernels/exact_*.cuh), float inputs only, and the
+   accumulator is the output dtype: F64, F32 or the input's own (cureduce_supported). */
+#define CUREDUCE_FOR_EACH_EXACT_OP(X) X(SUM_EXACT, sum_exact) X(MEAN_EXACT, mean_exact)
+
 #endif

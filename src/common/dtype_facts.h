@@ -12,6 +12,12 @@ extern "C" {
 /* Whether d is one of the floating-point dtypes (f32, f64, f16, bf16, e4m3, e5m2). */
 int cr_dtype_is_float(cureduce_dtype d);
 
+/* Whether op is SUM_EXACT or MEAN_EXACT. */
+int cr_op_is_exact(cureduce_op op);
+
+/* Whether op gives zero for zero elements (the sums) rather than CUREDUCE_EMPTY. */
+int cr_op_empty_is_zero(cureduce_op op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,16 +24,23 @@ static const dtype_facts DTYPES[CUREDUCE_DTYPE_COUNT] = {
 };
 
 #define CR_OP_NAME(OP, name) [CUREDUCE_##OP] = #name,
-static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {CUREDUCE_FOR_EACH_OP(CR_OP_NAME)};
+static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {
+    CUREDUCE_FOR_EACH_OP(CR_OP_NAME) CUREDUCE_FOR_EACH_EXACT_OP(CR_OP_NAME)};
 #undef CR_OP_NAME
 #define CR_OP_ONE(OP, name) +1
-_Static_assert(0 CUREDUCE_FOR_EACH_OP(CR_OP_ONE) == CUREDUCE_OP_COUNT,
+_Static_assert(0 CUREDUCE_FOR_EACH_OP(CR_OP_ONE) CUREDUCE_FOR_EACH_EXACT_OP(CR_OP_ONE) == CUREDUCE_OP_COUNT,
                "combos.h lists every cureduce_op once");
 #undef CR_OP_ONE
 
 int cr_dtype_is_float(cureduce_dtype d) {
   return d == CUREDUCE_F32 || d == CUREDUCE_F64 || d == CUREDUCE_F16 || d == CUREDUCE_BF16 ||
          d == CUREDUCE_F8_E4M3 || d == CUREDUCE_F8_E5M2;
+}
+
+int cr_op_is_exact(cureduce_op op) { return op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT; }
+
+int cr_op_empty_is_zero(cureduce_op op) {
+  return op == CUREDUCE_SUM || op == CUREDUCE_SUMSQ || op == CUREDUCE_SUM_EXACT;
 }
 
 static int dtype_valid(cureduce_dtype d) { return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT; }
@@ -128,6 +135,11 @@ cureduce_status cureduce_supported(cureduce_op op, cureduce_dtype in_dtype, cure
     return CUREDUCE_ERROR_INVALID_OP;
   if (!dtype_valid(in_dtype) || (acc_dtype != CUREDUCE_ACC_DEFAULT && !dtype_valid(acc_dtype)))
     return CUREDUCE_ERROR_INVALID_DTYPE;
+  if (cr_op_is_exact(op)) /* float inputs; out F64, F32 or the input's own dtype */
+    return cr_dtype_is_float(in_dtype) && (acc_dtype == CUREDUCE_ACC_DEFAULT || acc_dtype == CUREDUCE_F64 ||
+                                           acc_dtype == CUREDUCE_F32 || acc_dtype == in_dtype)
+               ? CUREDUCE_SUCCESS
+               : CUREDUCE_ERROR_UNSUPPORTED;
   if (acc_dtype == CUREDUCE_ACC_DEFAULT)
     return CUREDUCE_SUCCESS;
   if (op == CUREDUCE_MEAN && !cr_dtype_is_float(acc_dtype))

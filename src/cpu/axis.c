@@ -3,6 +3,7 @@
  * of the GPU tests and the CLI's path without a GPU. Layer: CPU. */
 #include "cureduce.h"
 
+#include "../common/dtype_facts.h"
 #include "../common/matrix_shape.h"
 
 #include <stdint.h>
@@ -35,7 +36,7 @@ static void copy_element(void *dst, const void *src, size_t size) {
 
 /* `count` reductions of `length` elements each: all empty, or none. */
 static int empty_reductions(cureduce_op op, uint64_t count, uint64_t length) {
-  return count > 0 && length == 0 && op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ;
+  return count > 0 && length == 0 && !cr_op_empty_is_zero(op);
 }
 
 cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,

@@ -1,42 +1,99 @@
-/* The exact, correctly rounded sum of float arrays on the CPU (superacc.h does the work). */
+/* Exact sums on the CPU: running states (common/exact_state.h through superacc.h), the
+ * one-call sum and mean, and the state calls of the C API. Layer: CPU. */
 #include "cureduce.h"
 
 #include "decode.h"
 #include "superacc.h"
 
-#include <float.h>
 #include <stdlib.h>
 
-cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
-                                       cureduce_dtype out_dtype, void *h_out) {
-  if ((int)in_dtype < 0 || in_dtype >= CUREDUCE_DTYPE_COUNT || (int)out_dtype < 0 ||
-      out_dtype >= CUREDUCE_DTYPE_COUNT)
-    return CUREDUCE_ERROR_INVALID_DTYPE;
-  if (!cr_dtype_is_float(in_dtype) || (out_dtype != CUREDUCE_F64 && out_dtype != CUREDUCE_F32))
-    return CUREDUCE_ERROR_UNSUPPORTED;
-  if (!h_out || (n > 0 && !h_in))
-    return CUREDUCE_ERROR_NULL_POINTER;
+static int is_float_dtype(cureduce_dtype d) { return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT && cr_dtype_is_float(d); }
 
-  superacc *sa = malloc(sizeof *sa);
+/* Add n elements to sa (a float dtype; arguments checked). */
+static cureduce_status accumulate(superacc *sa, cureduce_dtype in, const void *h_in, uint64_t n) {
   double *buf = malloc(CR_DECODE_CHUNK * sizeof *buf);
-  if (!sa || !buf) {
-    free(sa);
-    free(buf);
+  if (!buf)
     return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  }
-  sa_init(sa);
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
-    cr_decode_float(in_dtype, h_in, first, count, buf);
+    cr_decode_float(in, h_in, first, count, buf);
     for (size_t k = 0; k < count; ++k)
       sa_add(sa, buf[k]);
   }
-  if (out_dtype == CUREDUCE_F64) {
-    *(double *)h_out = sa_round(sa, 53, -1074, DBL_MAX);
-  } else {
-    *(float *)h_out = (float)sa_round(sa, 24, -149, FLT_MAX); /* exact: already a float */
+  free(buf);
+  sa_carry(sa);
+  return CUREDUCE_SUCCESS;
+}
+
+/* The rounded sum (or mean) of a state into one element of out at h_out; EMPTY for the mean
+   of no elements. */
+static cureduce_status finish(const int64_t *w, int mean, cureduce_dtype out, void *h_out) {
+  if (mean && w[CR_EXACT_COUNT] == 0)
+    return CUREDUCE_EMPTY;
+  cr_exact_encode(cr_exact_value(w, mean, cr_exact_format_of(out)), out, h_out);
+  return CUREDUCE_SUCCESS;
+}
+
+/* cureduce_cpu_reduce's SUM_EXACT and MEAN_EXACT (arguments checked, n > 0 for the mean). */
+cureduce_status cr_cpu_exact(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
+                             cureduce_dtype out, void *h_out) {
+  superacc *sa = malloc(sizeof *sa);
+  if (!sa)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  sa_init(sa);
+  cureduce_status st = accumulate(sa, in, h_in, n);
+  if (st == CUREDUCE_SUCCESS)
+    st = finish(sa->w, op == CUREDUCE_MEAN_EXACT, out, h_out);
+  free(sa);
+  return st;
+}
+
+cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                       cureduce_dtype out_dtype, void *h_out) {
+  return cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in_dtype, h_in, n, out_dtype, h_out);
+}
+
+cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                              int64_t *h_state) {
+  if ((int)in_dtype < 0 || in_dtype >= CUREDUCE_DTYPE_COUNT)
+    return CUREDUCE_ERROR_INVALID_DTYPE;
+  if (!is_float_dtype(in_dtype))
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  if (!h_state || (n > 0 && !h_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  superacc *sa = malloc(sizeof *sa);
+  if (!sa)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  sa_init(sa);
+  const cureduce_status st = accumulate(sa, in_dtype, h_in, n);
+  if (st == CUREDUCE_SUCCESS) { /* written only on success */
+    for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
+      sa->w[i] += h_state[i];
+    sa_carry(sa);
+    memcpy(h_state, sa->w, sizeof sa->w);
   }
   free(sa);
-  free(buf);
+  return st;
+}
+
+cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other) {
+  if (!h_state || !h_other)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
+    h_state[i] += h_other[i];
+  cr_exact_carry(h_state, 0, CR_EXACT_LIMBS - 1);
   return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_cpu_exact_finish(cureduce_op op, const int64_t *h_state, cureduce_dtype out_dtype,
+                                          void *h_out) {
+  if ((int)op < 0 || op >= CUREDUCE_OP_COUNT)
+    return CUREDUCE_ERROR_INVALID_OP;
+  if ((int)out_dtype < 0 || out_dtype >= CUREDUCE_DTYPE_COUNT)
+    return CUREDUCE_ERROR_INVALID_DTYPE;
+  if (!cr_op_is_exact(op) || !is_float_dtype(out_dtype))
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  if (!h_state || !h_out)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  return finish(h_state, op == CUREDUCE_MEAN_EXACT, out_dtype, h_out);
 }

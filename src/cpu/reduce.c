@@ -187,7 +187,7 @@ cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, con
   if (!h_out || (n > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
   if (n == 0) {
-    if (op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ)
+    if (!cr_op_empty_is_zero(op))
       return CUREDUCE_EMPTY;
     if (cr_dtype_is_float(acc_dtype))
       return cureduce_from_double(acc_dtype, 0.0, h_out); /* +0.0, not the identity -0.0 */
@@ -195,6 +195,8 @@ cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, con
     return CUREDUCE_SUCCESS;
   }
 
+  if (cr_op_is_exact(op))
+    return cr_cpu_exact(op, in_dtype, h_in, n, acc_dtype, h_out);
   void *buf = malloc(CR_DECODE_CHUNK * sizeof(double));
   if (!buf)
     return CUREDUCE_ERROR_OUT_OF_MEMORY;

@@ -1,42 +1,47 @@
-/* A superaccumulator: a fixed-point integer wide enough to hold any sum of doubles exactly.
- *
- * Bit 0 of limb 0 weighs 2^-1074 (the smallest subnormal double), and the limbs reach past
- * 2^1024 with 64 bits to spare for carries, so the sum of up to 2^64 doubles is exact.
- * Each limb holds a 32-bit digit in an int64, so additions need no carry propagation until
- * 2^29 of them have been made (each adds less than 2^33 to a limb). */
+/* A host-side running exact sum: an exact state (common/exact_state.h) that carries its limbs
+ * often enough never to overflow them. */
 #ifndef CUREDUCE_CPU_SUPERACC_H
 #define CUREDUCE_CPU_SUPERACC_H
 
+#include "../common/exact_state.h"
+
 #include <stdint.h>
+#include <string.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#define SA_LIMBS 72
-#define SA_LIMB_BITS 32
-#define SA_LSB_EXP (-1074)
+/* Each addition adds less than 2^32 to a limb: 2^29 of them keep a carried limb below 2^62. */
+#define SA_CARRY_EVERY (1u << 29)
 
 typedef struct superacc {
-  int64_t limb[SA_LIMBS];
-  uint32_t adds_since_normalize;
-  int nan, pos_inf, neg_inf;
-  int only_negative_zeros; /* every value added so far was -0.0 (IEEE: their sum is -0.0) */
-  uint64_t count;
+  int64_t w[CUREDUCE_EXACT_STATE_WORDS];
+  uint32_t adds; /* since the last carry */
 } superacc;
 
-void sa_init(superacc *sa);
+static inline void sa_init(superacc *sa) { memset(sa, 0, sizeof *sa); }
 
-/* Add x exactly (NaN and inf are recorded). */
-void sa_add(superacc *sa, double x);
-
-/* The sum rounded to nearest even once, to `precision` significant bits, with no bit below
-   2^lsb_min_exp (subnormals) and overflow to inf above max_finite. For double:
-   (53, -1074, DBL_MAX); for float: (24, -149, FLT_MAX). */
-double sa_round(const superacc *sa, int precision, int lsb_min_exp, double max_finite);
-
-#ifdef __cplusplus
+/* Carry every limb: afterwards all but the top one are digits in [0, 2^32). */
+static inline void sa_carry(superacc *sa) {
+  cr_exact_carry(sa->w, 0, CR_EXACT_LIMBS - 1);
+  sa->adds = 0;
 }
-#endif
+
+/* Add one element x exactly (NaN and infinities are recorded). */
+static inline void sa_add(superacc *sa, double x) {
+  cr_exact_add(sa->w, x);
+  sa->w[CR_EXACT_COUNT]++;
+  if (++sa->adds == SA_CARRY_EVERY)
+    sa_carry(sa);
+}
+
+/* Add another accumulator's elements. */
+static inline void sa_merge(superacc *into, const superacc *from) {
+  for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
+    into->w[i] += from->w[i];
+  sa_carry(into);
+}
+
+/* The sum rounded once to the format of dtype d, as a double. */
+static inline double sa_round(const superacc *sa, cureduce_dtype d) {
+  return cr_exact_value(sa->w, 0, cr_exact_format_of(d));
+}
 
 #endif

@@ -41,6 +41,36 @@ cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in, cureduce_d
                                    uint64_t count, const int64_t *d_offsets, void *d_out, void *d_workspace,
                                    void *stream);
 
+/* --- Exact sums (SUM_EXACT, MEAN_EXACT; out is the output dtype) ---------------------------- */
+
+/* Device workspace for the one-call exact sum: a state and a ticket, zero on entry and again
+   when a launch ends. */
+size_t cr_exact_workspace_bytes(void);
+
+/* The one-call exact sum or mean of n elements into d_out, through the workspace's state. */
+cureduce_status cr_launch_exact_full(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
+                                     uint64_t n, void *d_out, void *d_workspace, void *stream);
+
+/* Add n elements to a caller's state (d_workspace supplies the ticket). */
+cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const void *d_in, uint64_t n, int64_t *d_state,
+                                           void *d_workspace, void *stream);
+
+/* d_state += d_other, word by word, then one carry step. */
+cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64_t *d_other, void *stream);
+
+/* Round a state (op SUM_EXACT or MEAN_EXACT) into one element of out at d_out. */
+cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out, void *d_out,
+                                       void *stream);
+
+/* Rows, columns and segments (arguments as cr_launch_rows, _cols and _segments). */
+cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
+                                     uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *stream);
+cureduce_status cr_launch_exact_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
+                                     uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *stream);
+cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                         const void *d_in, uint64_t count, const int64_t *d_offsets,
+                                         void *d_out, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

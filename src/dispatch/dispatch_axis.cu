@@ -16,9 +16,13 @@ static cureduce_status select(cr::axis_kind kind, cureduce_op op, cureduce_dtype
   }
 }
 
+static int is_exact(cureduce_op op) { return op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT; }
+
 extern "C" cureduce_status cr_launch_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
                                           const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                           void *d_out, void *d_workspace, void *stream) {
+  if (is_exact(op))
+    return cr_launch_exact_rows(op, in, acc, d_in, rows, cols, ld, d_out, stream);
   const cr::axis_call a{d_in, d_out, static_cast<char *>(d_workspace), static_cast<cudaStream_t>(stream)};
   return select(cr::AXIS_ROWS, op, in, acc, a, rows, cols, ld, nullptr);
 }
@@ -26,6 +30,8 @@ extern "C" cureduce_status cr_launch_rows(cureduce_op op, cureduce_dtype in, cur
 extern "C" cureduce_status cr_launch_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
                                           const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                           void *d_out, void *d_workspace, void *stream) {
+  if (is_exact(op))
+    return cr_launch_exact_cols(op, in, acc, d_in, rows, cols, ld, d_out, stream);
   const cr::axis_call a{d_in, d_out, static_cast<char *>(d_workspace), static_cast<cudaStream_t>(stream)};
   return select(cr::AXIS_COLS, op, in, acc, a, rows, cols, ld, nullptr);
 }
@@ -33,6 +39,8 @@ extern "C" cureduce_status cr_launch_cols(cureduce_op op, cureduce_dtype in, cur
 extern "C" cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
                                               const void *d_in, uint64_t count, const int64_t *d_offsets,
                                               void *d_out, void *d_workspace, void *stream) {
+  if (is_exact(op))
+    return cr_launch_exact_segments(op, in, acc, d_in, count, d_offsets, d_out, stream);
   const cr::axis_call a{d_in, d_out, static_cast<char *>(d_workspace), static_cast<cudaStream_t>(stream)};
   return select(cr::AXIS_SEGMENTS, op, in, acc, a, count, 0, 0, d_offsets);
 }

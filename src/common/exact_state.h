@@ -1,0 +1,283 @@
+/* The exact running state of a sum, shared by the CPU and the GPU: adding a double to it,
+ * and rounding it once to a float format. Header-only so that the host and the device run
+ * the same rounding code (docs/exact.md says why the result is exact).
+ *
+ * Layout: CUREDUCE_EXACT_STATE_WORDS int64 words.
+ *   words 0 .. CR_EXACT_LIMBS - 1: a fixed-point integer in radix 2^32, limb i weighing
+ *     2^(32 i - 1074), so bit 0 of limb 0 is the smallest subnormal double. 72 limbs reach
+ *     2^1230: every finite double, and the sum of up to 2^64 of them, fit with room to spare.
+ *     A limb may hold any int64; normalizing (carrying) leaves the value unchanged.
+ *   CR_EXACT_NAN, CR_EXACT_POS_INF, CR_EXACT_NEG_INF: positive when a NaN, +inf or -inf
+ *     was added.
+ *   CR_EXACT_NOT_NEG_ZERO: positive when a value other than -0.0 was added (the sum of
+ *     only -0.0 values is -0.0).
+ *   CR_EXACT_COUNT: the number of elements added (the mean's divisor).
+ * Every word combines by integer addition, so two states add word by word, in any order, to
+ * the state of both inputs. Limbs kept below 2^33 in magnitude (as every library call leaves
+ * them) take 2^30 such additions before any can overflow. */
+#ifndef CUREDUCE_EXACT_STATE_H
+#define CUREDUCE_EXACT_STATE_H
+
+#include "cureduce.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__)
+#define CR_HD __host__ __device__ __forceinline__
+#else
+#define CR_HD static inline
+#endif
+
+#define CR_EXACT_LIMBS 72
+#define CR_EXACT_LIMB_BITS 32
+#define CR_EXACT_LSB_EXP (-1074)
+#define CR_EXACT_NAN 72
+#define CR_EXACT_POS_INF 73
+#define CR_EXACT_NEG_INF 74
+#define CR_EXACT_NOT_NEG_ZERO 75
+#define CR_EXACT_COUNT 76
+
+#if CUREDUCE_EXACT_STATE_WORDS < CR_EXACT_COUNT + 1
+#error "the public state size is smaller than the layout"
+#endif
+
+#define CR_EXACT_DIGIT ((int64_t)1 << CR_EXACT_LIMB_BITS)
+
+CR_HD uint64_t cr_exact_bits(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/* A finite nonzero x as three signed digits d[0..2] to add at limbs k, k+1, k+2; each digit is
+   below 2^32 in magnitude. Returns k, or -1 for zero. */
+CR_HD int cr_exact_split(double x, int64_t d[3]) {
+  const uint64_t bits = cr_exact_bits(x);
+  const int field = (int)((bits >> 52) & 0x7ffu);
+  uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
+  if (field == 0 && mant == 0)
+    return -1;
+  int exp = CR_EXACT_LSB_EXP;
+  if (field != 0) {
+    mant |= (uint64_t)1 << 52;
+    exp = field - 1075;
+  }
+  const int offset = exp - CR_EXACT_LSB_EXP;
+  const int k = offset / CR_EXACT_LIMB_BITS, s = offset % CR_EXACT_LIMB_BITS;
+  const uint64_t lo = (mant & 0xffffffffu) << s; /* < 2^63 */
+  const uint64_t hi = (mant >> 32) << s;         /* < 2^52 */
+  const uint64_t d1 = (lo >> 32) + (hi & 0xffffffffu);
+  const int64_t sign = (bits >> 63) ? -1 : 1;
+  d[0] = sign * (int64_t)(lo & 0xffffffffu);
+  d[1] = sign * (int64_t)(d1 & 0xffffffffu);
+  d[2] = sign * (int64_t)((hi >> 32) + (d1 >> 32));
+  return k;
+}
+
+/* Add x (any double: NaN and infinities are recorded) to the state, counting it as `count`
+   elements (1, or 0 where the caller counts elements itself). Host only: the GPU adds with
+   atomics (device/exact_accumulate.cuh). */
+CR_HD void cr_exact_add(int64_t *w, double x) {
+  if (x != 0.0 || !signbit(x))
+    w[CR_EXACT_NOT_NEG_ZERO] = 1;
+  if (isnan(x)) {
+    w[CR_EXACT_NAN] = 1;
+  } else if (isinf(x)) {
+    w[x > 0 ? CR_EXACT_POS_INF : CR_EXACT_NEG_INF] = 1;
+  } else {
+    int64_t d[3];
+    const int k = cr_exact_split(x, d);
+    if (k >= 0) {
+      w[k] += d[0];
+      w[k + 1] += d[1];
+      w[k + 2] += d[2];
+    }
+  }
+}
+
+/* Carry limbs [lo, hi) into the next one, so that each of them becomes a digit in [0, 2^32);
+   the value is unchanged. */
+CR_HD void cr_exact_carry(int64_t *limb, int lo, int hi) {
+  for (int i = lo; i < hi; ++i) {
+    const int64_t carry = limb[i] >> CR_EXACT_LIMB_BITS; /* arithmetic shift: floor division */
+    limb[i] -= carry * CR_EXACT_DIGIT;
+    limb[i + 1] += carry;
+  }
+}
+
+/* Where a value is rounded to: `precision` significant bits, no bit below 2^min_exp, and
+   values beyond max_finite overflow (to infinity, or to NaN where the format has none). */
+typedef struct cr_exact_format {
+  int precision, min_exp;
+  double max_finite;
+} cr_exact_format;
+
+CR_HD cr_exact_format cr_exact_format_of(cureduce_dtype d) {
+  cr_exact_format f;
+  switch (d) {
+  case CUREDUCE_F32: f.precision = 24, f.min_exp = -149, f.max_finite = 0x1.fffffep127; break;
+  case CUREDUCE_F16: f.precision = 11, f.min_exp = -24, f.max_finite = 65504.0; break;
+  case CUREDUCE_BF16: f.precision = 8, f.min_exp = -133, f.max_finite = 0x1.fep127; break;
+  case CUREDUCE_F8_E4M3: f.precision = 4, f.min_exp = -9, f.max_finite = 448.0; break;
+  case CUREDUCE_F8_E5M2: f.precision = 3, f.min_exp = -16, f.max_finite = 57344.0; break;
+  default: f.precision = 53, f.min_exp = -1074, f.max_finite = 0x1.fffffffffffffp1023; break;
+  }
+  return f;
+}
+
+/* Bits [lo, lo + count) (count <= 60) of a magnitude held in normalized digits m[0 .. len). */
+CR_HD uint64_t cr_exact_bits_at(const int64_t *m, int len, int lo, int count) {
+  const int j = lo / CR_EXACT_LIMB_BITS, s = lo % CR_EXACT_LIMB_BITS;
+  unsigned __int128 v = 0;
+  for (int t = 2; t >= 0; --t)
+    v = (v << CR_EXACT_LIMB_BITS) | (j + t < len ? (uint64_t)m[j + t] : 0u);
+  return (uint64_t)(v >> s) & ((((uint64_t)1) << count) - 1);
+}
+
+/* Whether any bit below position pos is set. */
+CR_HD int cr_exact_any_below(const int64_t *m, int pos) {
+  const int j = pos / CR_EXACT_LIMB_BITS, s = pos % CR_EXACT_LIMB_BITS;
+  for (int i = 0; i < j; ++i)
+    if (m[i] != 0)
+      return 1;
+  return s > 0 && (m[j] & ((CR_EXACT_DIGIT - 1) >> (CR_EXACT_LIMB_BITS - s))) != 0;
+}
+
+/* Position of the highest set bit of a nonzero 32-bit digit. */
+CR_HD int cr_exact_msb32(uint32_t x) {
+  int r = 0;
+  for (int step = 16; step > 0; step >>= 1)
+    if (x >> step) {
+      x >>= step;
+      r += step;
+    }
+  return r;
+}
+
+/* The state's sum (mean = 0) or its sum divided by its count (mean = 1), rounded to nearest,
+   ties to even, once, to format f, as a double that holds that value exactly (or +-inf or
+   NaN: the caller encodes infinity as NaN for a format without one). The count must be
+   positive for a mean. */
+CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
+  if (w[CR_EXACT_NAN] > 0 || (w[CR_EXACT_POS_INF] > 0 && w[CR_EXACT_NEG_INF] > 0))
+    return NAN;
+  if (w[CR_EXACT_POS_INF] > 0 || w[CR_EXACT_NEG_INF] > 0)
+    return w[CR_EXACT_POS_INF] > 0 ? INFINITY : -INFINITY;
+
+  /* m[0] is a fraction limb (weight 2^(-1074 - 32)) for the mean's quotient; m[1..72] are the
+     state's limbs. */
+  enum { M = CR_EXACT_LIMBS + 1, LSB = CR_EXACT_LSB_EXP - CR_EXACT_LIMB_BITS };
+  int64_t m[M];
+  m[0] = 0;
+  int top = -1;
+  for (int i = 0; i < CR_EXACT_LIMBS; ++i) {
+    m[i + 1] = w[i];
+    if (w[i] != 0)
+      top = i + 1;
+  }
+  const double zero = (w[CR_EXACT_COUNT] > 0 && w[CR_EXACT_NOT_NEG_ZERO] == 0) ? -0.0 : 0.0;
+  if (top < 0)
+    return zero;
+  /* Limbs below 2^62 in magnitude carry less than 2^31 out of the top one and then at most
+     one more: three limbs above it hold the whole carry and the sign. */
+  const int end = top + 3 < M - 1 ? top + 3 : M - 1;
+  cr_exact_carry(m, 1, end);
+  double sign = 1.0;
+  if (m[end] < 0) {
+    for (int i = 1; i <= end; ++i)
+      m[i] = -m[i];
+    cr_exact_carry(m, 1, end);
+    sign = -1.0;
+  }
+  int hi = end;
+  while (hi > 0 && m[hi] == 0)
+    --hi;
+  if (hi == 0)
+    return zero;
+
+  int sticky = 0;
+  if (mean) { /* long division of the magnitude by the count, digit by digit from the top */
+    const uint64_t count = (uint64_t)w[CR_EXACT_COUNT];
+    unsigned __int128 rem = 0;
+    for (int i = hi; i >= 0; --i) {
+      const unsigned __int128 cur = (rem << CR_EXACT_LIMB_BITS) | (uint64_t)m[i];
+      m[i] = (int64_t)(cur / count);
+      rem = cur % count;
+    }
+    sticky = rem != 0;
+    while (hi > 0 && m[hi] == 0)
+      --hi;
+    if (hi == 0 && m[0] == 0)
+      return sign < 0 ? -0.0 : 0.0; /* a mean below 2^-1106 rounds to zero */
+  }
+
+  const int msb = hi * CR_EXACT_LIMB_BITS + cr_exact_msb32((uint32_t)m[hi]);
+  int lsb = msb - (f.precision - 1); /* keep bits [lsb, msb], fewer in the subnormal range */
+  if (lsb < f.min_exp - LSB)
+    lsb = f.min_exp - LSB;
+  uint64_t mant = lsb <= msb ? cr_exact_bits_at(m, M, lsb, msb - lsb + 1) : 0;
+  if (lsb > 0) { /* round to nearest, ties to even */
+    const int round = (int)cr_exact_bits_at(m, M, lsb - 1, 1);
+    sticky = sticky || cr_exact_any_below(m, lsb - 1);
+    if (round && (sticky || (mant & 1)))
+      ++mant; /* may carry to 2^precision: still exact in a double */
+  }
+  const double v = ldexp((double)mant, lsb + LSB);
+  return sign * (v > f.max_finite ? INFINITY : v);
+}
+
+/* v (a value of dtype d, or +-inf or NaN) as one element of d at out. A format without
+   infinity (e4m3) gets NaN for an overflow. NaN is the format's canonical quiet NaN. */
+CR_HD void cr_exact_encode(double v, cureduce_dtype d, void *out) {
+  if (d == CUREDUCE_F64) {
+    const uint64_t u = isnan(v) ? 0x7ff8000000000000ull : cr_exact_bits(v);
+    memcpy(out, &u, sizeof u);
+    return;
+  }
+  if (d == CUREDUCE_F32) {
+    const float x = (float)v;
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if (isnan(v))
+      u = 0x7fc00000u;
+    memcpy(out, &u, sizeof u);
+    return;
+  }
+  /* The narrow formats: exponent and fraction widths, and their NaN. */
+  int ebits = 5, fbits = 10;
+  uint32_t nan_bits = 0x7e00u;
+  int has_inf = 1;
+  if (d == CUREDUCE_BF16)
+    ebits = 8, fbits = 7, nan_bits = 0x7fc0u;
+  else if (d == CUREDUCE_F8_E5M2)
+    ebits = 5, fbits = 2, nan_bits = 0x7eu;
+  else if (d == CUREDUCE_F8_E4M3)
+    ebits = 4, fbits = 3, nan_bits = 0x7fu, has_inf = 0;
+  const int bias = (1 << (ebits - 1)) - 1;
+  const uint32_t sign = signbit(v) ? 1u << (ebits + fbits) : 0u;
+  uint32_t u;
+  if (isnan(v) || (isinf(v) && !has_inf)) {
+    u = nan_bits | (isnan(v) ? 0u : sign);
+  } else if (isinf(v)) {
+    u = sign | (((1u << ebits) - 1) << fbits);
+  } else if (v == 0.0) {
+    u = sign;
+  } else {
+    const double a = fabs(v);
+    const int e = (int)((cr_exact_bits(a) >> 52) & 0x7ffu) - 1023; /* a is a normal double */
+    if (e < 1 - bias) /* subnormal in d: a multiple of 2^(1 - bias - fbits) */
+      u = sign | (uint32_t)ldexp(a, bias - 1 + fbits);
+    else
+      u = sign | ((uint32_t)(e + bias) << fbits) | ((uint32_t)ldexp(a, fbits - e) - (1u << fbits));
+  }
+  if (d == CUREDUCE_F16 || d == CUREDUCE_BF16) {
+    const uint16_t h = (uint16_t)u;
+    memcpy(out, &h, sizeof h);
+  } else {
+    *(uint8_t *)out = (uint8_t)u;
+  }
+}
+
+#endif

@@ -1,0 +1,268 @@
+// Exact accumulation on the GPU: how a thread sums its elements without losing a bit, and how
+// threads and blocks add what they hold into an exact state (common/exact_state.h). Layer:
+// device primitives. The method and the proof that it is exact: docs/exact.md.
+#pragma once
+
+#include "../common/exact_state.h"
+#include "dtype_traits.cuh"
+#include "vector_fold.cuh"
+
+#include <stdint.h>
+
+namespace cr {
+
+// The words of a state that blocks hold in shared memory: the limbs and the four flags (the
+// element count is added once per launch, not per block).
+constexpr int EXACT_BLOCK_WORDS = CR_EXACT_COUNT;
+using exact_word = unsigned long long; // int64 words as the atomics take them (two's complement)
+
+// Add x to a state by atomics (shared or global memory): NaN and infinities set their flag,
+// a finite x its three digits. Exact and order-free: integer additions.
+__device__ __forceinline__ void exact_push(exact_word *s, double x) {
+  if (isnan(x)) {
+    atomicAdd(&s[CR_EXACT_NAN], 1ull);
+  } else if (isinf(x)) {
+    atomicAdd(&s[x > 0 ? CR_EXACT_POS_INF : CR_EXACT_NEG_INF], 1ull);
+  } else {
+    int64_t d[3];
+    const int k = cr_exact_split(x, d);
+    if (k < 0)
+      return;
+#pragma unroll
+    for (int t = 0; t < 3; ++t)
+      if (d[t] != 0)
+        atomicAdd(&s[k + t], (exact_word)d[t]);
+  }
+}
+
+// A thread's running sum as an unevaluated sum of two doubles, a0 + a1, plus whatever it has
+// pushed to the block's state. TwoSum (Knuth) finds the rounding error of each addition
+// exactly; what the pair cannot hold goes to the block's state, so nothing is lost. Values
+// near the top of the double range (where a0 + x could overflow) and non-finite ones are
+// pushed directly.
+struct exact_pair {
+  double a0 = 0.0, a1 = 0.0;
+
+  __device__ __forceinline__ void add(double x, exact_word *block) {
+    if (!(fabs(x) < 0x1p1000 && fabs(a0) < 0x1p1000)) {
+      exact_push(block, x);
+      return;
+    }
+    const double s = __dadd_rn(a0, x), bp = __dadd_rn(s, -a0);
+    const double e = __dadd_rn(__dadd_rn(a0, -__dadd_rn(s, -bp)), __dadd_rn(x, -bp));
+    a0 = s;
+    const double s2 = __dadd_rn(a1, e), bp2 = __dadd_rn(s2, -a1);
+    const double e2 = __dadd_rn(__dadd_rn(a1, -__dadd_rn(s2, -bp2)), __dadd_rn(e, -bp2));
+    a1 = s2;
+    if (e2 != 0.0)
+      exact_push(block, e2);
+  }
+
+  __device__ __forceinline__ void flush(exact_word *block) const {
+    exact_push(block, a0);
+    exact_push(block, a1);
+  }
+};
+
+// Whether every element of a vector is -0.0 (its bytes are the sign bit of each element).
+template <cureduce_dtype IN> __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x) {
+  unsigned w[4];
+  memcpy(w, &x, 16);
+  constexpr unsigned P = sizeof(storage_t<IN>) == 1   ? 0x80808080u
+                         : sizeof(storage_t<IN>) == 2 ? 0x80008000u
+                                                      : 0x80000000u;
+  constexpr unsigned LOW = sizeof(storage_t<IN>) == 8 ? 0u : P; // f64: low words are zero
+  return w[0] == LOW && w[1] == P && w[2] == LOW && w[3] == P;
+}
+
+// The f64 sum of U vectors of one thread, and whether it is exact and finite. Certain
+// formats are exact by their range alone (f16, fp8: every value is a multiple of the
+// smallest subnormal and below 2^16, so short sums fit a double's 53 bits). f32 and bf16
+// are exact when the exponents of the tile's elements lie close enough together: if the
+// smallest nonzero |x| has its last bit at 2^L and |x| < 2^H for all, every partial sum of W
+// elements is a multiple of 2^L below W 2^H, so it is a double when log2 W + H - L <= 53.
+// The exponent fields come from integer min/max of the bits. f64 is never summed this way.
+template <cureduce_dtype IN, int U> struct exact_tile {
+  using V = vec16<storage_t<IN>>;
+  static constexpr int N = V::N;
+  static constexpr int W = U * N; // elements summed
+
+  static __device__ __forceinline__ bool sum(const V (&x)[U], double &t) {
+    if constexpr (IN == CUREDUCE_F32 || IN == CUREDUCE_BF16) {
+      // Exponent spread allowed: 53 - p - log2(W), p = 24 (f32) or 8 (bf16).
+      constexpr int P = IN == CUREDUCE_F32 ? 24 : 8;
+      constexpr int LOG2W = W <= 16 ? 4 : W <= 32 ? 5 : W <= 64 ? 6 : 7;
+      constexpr int SPREAD = 53 - P - LOG2W;
+      double t0 = -0.0, t1 = -0.0;
+      unsigned mx = 0u, mn = ~0u;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+          float v;
+          unsigned a; // the bits without the sign: exponent field in bits 24..31
+          if constexpr (IN == CUREDUCE_F32) {
+            v = x[u][i];
+            a = __float_as_uint(v) << 1;
+          } else {
+            unsigned short h;
+            memcpy(&h, &x[u].s[i], 2);
+            a = (unsigned)h << 17;
+            v = __uint_as_float((unsigned)h << 16);
+          }
+          mx = max(mx, a);
+          mn = min(mn, a - 1u); // a zero becomes the largest value: it constrains nothing
+          if (i % 2)
+            t1 = __dadd_rn(t1, (double)v);
+          else
+            t0 = __dadd_rn(t0, (double)v);
+        }
+      }
+      t = __dadd_rn(t0, t1);
+      const int hi = (int)(mx >> 24), lo = max((int)((mn + 1u) >> 24), 1);
+      return hi < 255 && hi - lo <= SPREAD;
+    } else if constexpr (IN == CUREDUCE_F16) {
+      static_assert(W <= 8192, "f16 sums of more than 2^13 terms can exceed 53 bits");
+      double t0 = -0.0, t1 = -0.0;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int i = 0; i < N; i += 2) {
+          const float2 f = __half22float2(__halves2half2(x[u][i], x[u][i + 1]));
+          t0 = __dadd_rn(t0, (double)f.x);
+          t1 = __dadd_rn(t1, (double)f.y);
+        }
+      }
+      t = __dadd_rn(t0, t1);
+      return isfinite(t);
+    } else if constexpr (IN == CUREDUCE_F8_E4M3) {
+      // Multiples of 2^-9 below 2^9: 64 of them sum exactly in f32's 24 bits.
+      static_assert(W <= 64, "e4m3 tiles of more than 64 terms can exceed f32");
+      float s0 = -0.0f, s1 = -0.0f;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int k = 0; k < N; k += 2) {
+          const float2 f = __half22float2(fp8_pair<IN>(x[u], k));
+          s0 = __fadd_rn(s0, f.x);
+          s1 = __fadd_rn(s1, f.y);
+        }
+      }
+      t = (double)__fadd_rn(s0, s1);
+      return isfinite(t);
+    } else if constexpr (IN == CUREDUCE_F8_E5M2) {
+      // Two f32 sums: |x| >= 1 (multiples of 2^-2 below 2^16) and |x| < 1 (multiples of
+      // 2^-16): each holds 64 terms exactly in 24 bits.
+      static_assert(W <= 64, "e5m2 tiles of more than 64 terms can exceed f32");
+      float big = -0.0f, small = -0.0f;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int k = 0; k < N; k += 2) {
+          const float2 f = __half22float2(fp8_pair<IN>(x[u], k));
+          const float b0 = fabsf(f.x) >= 1.0f ? f.x : 0.0f, b1 = fabsf(f.y) >= 1.0f ? f.y : 0.0f;
+          big = __fadd_rn(__fadd_rn(big, b0), b1);
+          small = __fadd_rn(__fadd_rn(small, __fadd_rn(f.x, -b0)), __fadd_rn(f.y, -b1));
+        }
+      }
+      t = __dadd_rn((double)big, (double)small);
+      return isfinite(t);
+    } else {
+      return false; // f64: element by element
+    }
+  }
+};
+
+// One thread's exact accumulation: tiles through exact_tile when it can, element by element
+// through the pair otherwise.
+template <cureduce_dtype IN> struct exact_thread {
+  exact_pair pair;
+  bool not_neg_zero = false;
+
+  __device__ __forceinline__ void scalar(storage_t<IN> x, exact_word *block) {
+    const double v = (double)widen<IN>(x);
+    not_neg_zero |= !(v == 0.0 && signbit(v));
+    pair.add(v, block);
+  }
+
+  template <int U> __device__ __forceinline__ void tile(const vec16<storage_t<IN>> (&x)[U], exact_word *block) {
+    using V = vec16<storage_t<IN>>;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      not_neg_zero |= !all_negative_zero<IN>(x[u]);
+    double t;
+    if (exact_tile<IN, U>::sum(x, t)) {
+      pair.add(t, block);
+      return;
+    }
+    for (int u = 0; u < U; ++u) // rare outside f64: no unrolling, to keep the loop small
+      for (int i = 0; i < V::N; ++i)
+        pair.add((double)widen<IN>(x[u][i]), block);
+  }
+
+  // Everything this thread holds, into the block's state (every thread calls it).
+  __device__ __forceinline__ void flush(exact_word *block) const {
+    pair.flush(block);
+    if (__syncthreads_or(not_neg_zero) && threadIdx.x == 0)
+      block[CR_EXACT_NOT_NEG_ZERO] = 1;
+  }
+};
+
+// Zero the block's state (every thread calls it; a barrier follows).
+__device__ __forceinline__ void exact_block_clear(exact_word *block) {
+  for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += blockDim.x)
+    block[i] = 0;
+  __syncthreads();
+}
+
+// One carry step over limbs [0, CR_EXACT_LIMBS - 1), in parallel: limb i keeps its low 32
+// bits plus the carry of limb i - 1. The value is unchanged; limbs below 2^62 in magnitude
+// come out below 2^33. Every thread calls it (barriers inside).
+__device__ __forceinline__ void exact_block_carry(exact_word *block) {
+  __syncthreads();
+  int64_t carry = 0, mine = 0;
+  const int i = threadIdx.x;
+  if (i < CR_EXACT_LIMBS) {
+    mine = (int64_t)block[i];
+    carry = i < CR_EXACT_LIMBS - 1 ? mine >> CR_EXACT_LIMB_BITS : 0;
+  }
+  __syncthreads();
+  if (i < CR_EXACT_LIMBS)
+    block[i] = (exact_word)(mine - carry * CR_EXACT_DIGIT);
+  __syncthreads();
+  if (i < CR_EXACT_LIMBS - 1 && carry != 0)
+    atomicAdd(&block[i + 1], (exact_word)carry);
+  __syncthreads();
+}
+
+// Add the block's state to a global one (nonzero words only). Every thread calls it.
+__device__ __forceinline__ void exact_block_publish(const exact_word *block, exact_word *global) {
+  for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += blockDim.x)
+    if (block[i] != 0)
+      atomicAdd(&global[i], block[i]);
+}
+
+// One carry step on a global state that other kernels may be adding to at the same time:
+// each move of a carry is two atomic additions that leave the value unchanged. Limbs come out
+// below 2^33 in magnitude (plus whatever is added meanwhile). Threads 0..CR_EXACT_LIMBS - 2.
+__device__ __forceinline__ void exact_global_carry(exact_word *global) {
+  const int i = threadIdx.x;
+  if (i < CR_EXACT_LIMBS - 1) {
+    const int64_t v = (int64_t)__ldcg(&global[i]);
+    const int64_t carry = v >> CR_EXACT_LIMB_BITS;
+    if (carry != 0) {
+      atomicAdd(&global[i], (exact_word)(-carry * CR_EXACT_DIGIT));
+      atomicAdd(&global[i + 1], (exact_word)carry);
+    }
+  }
+}
+
+// The rounded result of a state (a copy in registers or shared memory), written to out.
+__device__ __forceinline__ void exact_write_result(const int64_t *state, int mean, cureduce_dtype out_dtype,
+                                                   void *out) {
+  const double v = mean && state[CR_EXACT_COUNT] == 0 ? (double)NAN
+                                                       : cr_exact_value(state, mean, cr_exact_format_of(out_dtype));
+  cr_exact_encode(v, out_dtype, out);
+}
+
+} // namespace cr

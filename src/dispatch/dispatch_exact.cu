@@ -1,0 +1,160 @@
+// The dispatch layer's C entry points for exact sums: launch shapes and the input-dtype
+// switch. Layer: dispatch.
+//
+// The grids follow the GPU's SM count: an exact result does not depend on the launch shape,
+// so nothing here needs to be the same on every GPU (docs/exact.md).
+#include "../kernels/exact_axis.cuh"
+#include "../kernels/exact_full.cuh"
+#include "dispatch.h"
+#include "launch_full.cuh"
+#include "launch_status.cuh"
+
+#include <cuda_runtime.h>
+
+namespace {
+
+using cr::exact_word;
+
+// 256 threads, 4 vectors each in flight per tile: tiles of 16 (f32) to 64 (fp8) elements a
+// thread, within exact_tile's limits. 4 blocks an SM (the launch bounds' 64 registers).
+constexpr int BLOCK = 256, UNROLL = 4, BLOCKS_PER_SM = 4;
+// A block takes at most 2^28 elements, so its shared limbs (each addition below 2^32) cannot
+// overflow an int64.
+constexpr int MAX_ELEMENTS_LOG2 = 28;
+
+// Workspace: the one-call state, then its ticket.
+constexpr size_t STATE_BYTES = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+
+int sm_count() {
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1) {
+    (void)cudaGetLastError();
+    return 1;
+  }
+  return sms;
+}
+
+template <cureduce_dtype IN>
+cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, unsigned *ticket,
+                            cr::exact_finish fin, cudaStream_t stream) {
+  constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
+  const cr::full_layout L = cr::make_full_layout<ELEM, BLOCK, UNROLL>(d_in, n);
+  uint64_t cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
+  const uint64_t need = (n >> MAX_ELEMENTS_LOG2) + 1;
+  cap = cap > need ? cap : need;
+  const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
+  const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
+  cr::exact_full<IN, BLOCK, UNROLL><<<grid, BLOCK, 0, stream>>>(
+      static_cast<const cr::storage_t<IN> *>(d_in), L, state, ticket, fin);
+  return cr::launch_status();
+}
+
+template <cureduce_dtype IN>
+cureduce_status launch_segments(const void *d_in, cr::exact_segments_layout S, int mean, cureduce_dtype out,
+                                void *d_out, cudaStream_t stream) {
+  const uint64_t cap = (uint64_t)sm_count() * 8;
+  const unsigned grid = (unsigned)(S.count < cap ? S.count : cap);
+  cr::exact_segments<IN, BLOCK><<<grid, BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S,
+                                                            mean, out, (int)cureduce_dtype_size(out),
+                                                            static_cast<char *>(d_out));
+  return cr::launch_status();
+}
+
+template <cureduce_dtype IN>
+cureduce_status launch_cols(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, int mean,
+                            cureduce_dtype out, void *d_out, cudaStream_t stream) {
+  constexpr int WARPS = 8;
+  const uint64_t groups = (cols + 31) / 32, cap = (uint64_t)sm_count() * 8;
+  const unsigned grid = (unsigned)(groups < cap ? groups : cap);
+  cr::exact_cols<IN, WARPS><<<grid, WARPS * 32, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in),
+                                                             rows, cols, ld, mean, out,
+                                                             (int)cureduce_dtype_size(out),
+                                                             static_cast<char *>(d_out));
+  return cr::launch_status();
+}
+
+} // namespace
+
+// The input dtypes with exact sums: the float dtypes.
+#define CR_EXACT_SWITCH(CALL)                                                                                \
+  switch (in) {                                                                                              \
+  case CUREDUCE_F32: return CALL(CUREDUCE_F32);                                                              \
+  case CUREDUCE_F64: return CALL(CUREDUCE_F64);                                                              \
+  case CUREDUCE_F16: return CALL(CUREDUCE_F16);                                                              \
+  case CUREDUCE_BF16: return CALL(CUREDUCE_BF16);                                                            \
+  case CUREDUCE_F8_E4M3: return CALL(CUREDUCE_F8_E4M3);                                                      \
+  case CUREDUCE_F8_E5M2: return CALL(CUREDUCE_F8_E5M2);                                                      \
+  default: return CUREDUCE_ERROR_UNSUPPORTED;                                                                \
+  }
+
+extern "C" size_t cr_exact_workspace_bytes(void) { return STATE_BYTES + 256; }
+
+extern "C" cureduce_status cr_launch_exact_full(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                                const void *d_in, uint64_t n, void *d_out, void *d_workspace,
+                                                void *stream) {
+  char *ws = static_cast<char *>(d_workspace);
+  const cr::exact_finish fin{1, op == CUREDUCE_MEAN_EXACT, out, d_out};
+  auto *state = reinterpret_cast<exact_word *>(ws);
+  auto *ticket = reinterpret_cast<unsigned *>(ws + STATE_BYTES);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_full<D>(d_in, n, state, ticket, fin, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}
+
+extern "C" cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const void *d_in, uint64_t n,
+                                                      int64_t *d_state, void *d_workspace, void *stream) {
+  const cr::exact_finish fin{0, 0, CUREDUCE_F64, nullptr};
+  auto *state = reinterpret_cast<exact_word *>(d_state);
+  auto *ticket = reinterpret_cast<unsigned *>(static_cast<char *>(d_workspace) + STATE_BYTES);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_full<D>(d_in, n, state, ticket, fin, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}
+
+extern "C" cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64_t *d_other, void *stream) {
+  cr::exact_combine<<<1, 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      reinterpret_cast<exact_word *>(d_state), reinterpret_cast<const exact_word *>(d_other));
+  return cr::launch_status();
+}
+
+extern "C" cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
+                                                  void *d_out, void *stream) {
+  cr::exact_round<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(d_state, op == CUREDUCE_MEAN_EXACT, out,
+                                                                   d_out);
+  return cr::launch_status();
+}
+
+extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                                const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                                void *d_out, void *stream) {
+  const cr::exact_segments_layout S{nullptr, rows, ld, cols};
+  const int mean = op == CUREDUCE_MEAN_EXACT;
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_segments<D>(d_in, S, mean, out, d_out, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}
+
+extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                                    const void *d_in, uint64_t count, const int64_t *d_offsets,
+                                                    void *d_out, void *stream) {
+  const cr::exact_segments_layout S{d_offsets, count, 0, 0};
+  const int mean = op == CUREDUCE_MEAN_EXACT;
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_segments<D>(d_in, S, mean, out, d_out, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}
+
+extern "C" cureduce_status cr_launch_exact_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                                const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                                void *d_out, void *stream) {
+  const int mean = op == CUREDUCE_MEAN_EXACT;
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_cols<D>(d_in, rows, cols, ld, mean, out, d_out, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}

@@ -1,0 +1,322 @@
+/* The GPU's exact sums give the CPU's bits: full arrays, rows, columns and segments, every
+ * float input and output dtype, SUM_EXACT and MEAN_EXACT, on adversarial data (exact_patterns.h)
+ * at misaligned starts; running states split into chunks, streams and combined states; and
+ * more than 2^32 elements.
+ *
+ * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "exact_patterns.h"
+#include "gpu_util.h"
+
+static const cureduce_dtype INPUTS[] = {CUREDUCE_F32,  CUREDUCE_F64,     CUREDUCE_F16,
+                                        CUREDUCE_BF16, CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2};
+static const cureduce_op OPS[] = {CUREDUCE_SUM_EXACT, CUREDUCE_MEAN_EXACT};
+static const uint64_t SIZES[] = {0, 1, 2, 15, 17, 255, 257, 4097, 65537, 1000003, 4194305};
+static const unsigned OFFSETS[] = {0, 1, 3}; /* elements from a 256-byte aligned start */
+#define MAX_SIZE 4194305u
+
+static cureduce_handle g_handle;
+static void *g_in, *g_out, *g_host, *g_want, *g_got;
+static uint64_t g_max_n;
+
+static uint64_t max_n(void) {
+  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
+  const uint64_t n = cap ? strtoull(cap, NULL, 10) : MAX_SIZE;
+  return n < MAX_SIZE ? n : MAX_SIZE;
+}
+
+/* The outputs of an exact sum of in: F64, F32 and in itself. */
+static int outputs_of(cureduce_dtype in, cureduce_dtype out[3]) {
+  out[0] = CUREDUCE_F64;
+  out[1] = CUREDUCE_F32;
+  if (in == CUREDUCE_F64 || in == CUREDUCE_F32)
+    return 2;
+  out[2] = in;
+  return 3;
+}
+
+static void expect_same(const void *got, const void *want, size_t bytes, const char *what) {
+  if (memcmp(got, want, bytes) != 0) {
+    char g[64] = "", w[64] = "";
+    for (size_t k = 0; k < bytes && k < 8; ++k) {
+      snprintf(g + 2 * k, 3, "%02x", ((const unsigned char *)got)[bytes - 1 - k]);
+      snprintf(w + 2 * k, 3, "%02x", ((const unsigned char *)want)[bytes - 1 - k]);
+    }
+    fail_msg("%s: GPU 0x%s, CPU 0x%s", what, g, w);
+  }
+}
+
+/* One full-array exact sum and mean into every output, against the CPU. */
+static void check_full(cureduce_dtype in, uint64_t n, unsigned offset, ex_pattern pat) {
+  const size_t size = cureduce_dtype_size(in);
+  char *d_in = (char *)g_in + offset * size;
+  CUDA_OK(cudaMemcpy(d_in, g_host, n * size, cudaMemcpyHostToDevice));
+  cureduce_dtype outs[3];
+  const int nout = outputs_of(in, outs);
+  for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o) {
+    for (int k = 0; k < nout; ++k) {
+      unsigned char want[8] = {0}, got[8], poison[8];
+      memset(poison, 0xAB, sizeof poison);
+      CUDA_OK(cudaMemcpy(g_out, poison, 8, cudaMemcpyHostToDevice));
+      const cureduce_status ws = cureduce_cpu_reduce(OPS[o], in, g_host, n, outs[k], want);
+      const cureduce_status gs = cureduce_reduce(g_handle, OPS[o], in, d_in, n, outs[k], g_out, NULL);
+      CUDA_OK(cudaDeviceSynchronize());
+      CUDA_OK(cudaMemcpy(got, g_out, 8, cudaMemcpyDeviceToHost));
+      char what[160];
+      snprintf(what, sizeof what, "%s %s->%s n=%llu offset=%u %s", cureduce_op_name(OPS[o]),
+               cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)n, offset,
+               EX_PATTERN_NAMES[pat]);
+      if (gs != ws)
+        fail_msg("%s: status %d, CPU %d", what, gs, ws);
+      const size_t bytes = gs == CUREDUCE_SUCCESS ? cureduce_dtype_size(outs[k]) : 0;
+      if (bytes)
+        expect_same(got, want, bytes, what);
+      if (memcmp(got + bytes, poison + bytes, 8 - bytes) != 0)
+        fail_msg("%s: wrote past its output", what);
+    }
+  }
+}
+
+static void full_arrays_should_match_cpu(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed();
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
+    for (int p = 0; p < EX_PATTERN_COUNT; ++p)
+      for (size_t s = 0; s < sizeof SIZES / sizeof *SIZES && SIZES[s] <= g_max_n; ++s) {
+        ex_fill(INPUTS[d], g_host, SIZES[s], (ex_pattern)p, &rng);
+        for (size_t o = 0; o < sizeof OFFSETS / sizeof *OFFSETS; ++o)
+          if (o == 0 || SIZES[s] < 100000) /* misalignment matters at the edges, not in bulk */
+            check_full(INPUTS[d], SIZES[s], OFFSETS[o], (ex_pattern)p);
+      }
+}
+
+/* Rows, columns and segments of one input against the CPU, for each pattern. */
+static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
+  static const uint64_t SHAPES[][3] = {{1, 1, 1}, {7, 33, 40}, {300, 5, 5}, {3, 70000, 70001}, {1000, 64, 64}};
+  const size_t size = cureduce_dtype_size(in);
+  cureduce_dtype outs[3];
+  const int nout = outputs_of(in, outs);
+  for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; ++s) {
+    const uint64_t rows = SHAPES[s][0], cols = SHAPES[s][1], ld = SHAPES[s][2], total = rows * ld;
+    if (total > g_max_n)
+      continue;
+    ex_fill(in, g_host, total, pat, rng);
+    CUDA_OK(cudaMemcpy(g_in, g_host, total * size, cudaMemcpyHostToDevice));
+    /* Segments: random cuts of the first rows * cols elements, some empty. */
+    const uint64_t nseg = rows + 3;
+    int64_t offsets[1004];
+    offsets[0] = 0;
+    for (uint64_t k = 1; k < nseg; ++k)
+      offsets[k] = k % 4 == 1 ? offsets[k - 1] : (int64_t)(tu_next(rng) % (rows * cols + 1));
+    offsets[nseg] = (int64_t)(rows * cols);
+    for (uint64_t k = 1; k <= nseg; ++k) /* sorted */
+      for (uint64_t j = k; j > 0 && offsets[j] < offsets[j - 1]; --j) {
+        const int64_t t = offsets[j];
+        offsets[j] = offsets[j - 1];
+        offsets[j - 1] = t;
+      }
+    int64_t *d_offsets;
+    CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
+    CUDA_OK(cudaMemcpy(d_offsets, offsets, (nseg + 1) * sizeof *offsets, cudaMemcpyHostToDevice));
+    for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+      for (int k = 0; k < nout; ++k)
+        for (int axis = 0; axis < 3; ++axis) {
+          const uint64_t count = axis == 0 ? rows : axis == 1 ? cols : nseg;
+          const size_t bytes = count * cureduce_dtype_size(outs[k]);
+          memset(g_want, 0xAB, bytes);
+          CUDA_OK(cudaMemcpy(g_out, g_want, bytes, cudaMemcpyHostToDevice));
+          cureduce_status ws, gs;
+          if (axis == 0) {
+            ws = cureduce_cpu_reduce_rows(OPS[o], in, g_host, rows, cols, ld, outs[k], g_want);
+            gs = cureduce_reduce_rows(g_handle, OPS[o], in, g_in, rows, cols, ld, outs[k], g_out, NULL);
+          } else if (axis == 1) {
+            ws = cureduce_cpu_reduce_cols(OPS[o], in, g_host, rows, cols, ld, outs[k], g_want);
+            gs = cureduce_reduce_cols(g_handle, OPS[o], in, g_in, rows, cols, ld, outs[k], g_out, NULL);
+          } else {
+            ws = cureduce_cpu_reduce_segments(OPS[o], in, g_host, nseg, offsets, outs[k], g_want);
+            gs = cureduce_reduce_segments(g_handle, OPS[o], in, g_in, nseg, d_offsets, outs[k], g_out, NULL);
+          }
+          CUDA_OK(cudaDeviceSynchronize());
+          CUDA_OK(cudaMemcpy(g_got, g_out, bytes, cudaMemcpyDeviceToHost));
+          char what[160];
+          snprintf(what, sizeof what, "%s %s->%s %s %llux%llu ld %llu %s", cureduce_op_name(OPS[o]),
+                   cureduce_dtype_name(in), cureduce_dtype_name(outs[k]),
+                   axis == 0 ? "rows" : axis == 1 ? "cols" : "segments", (unsigned long long)rows,
+                   (unsigned long long)cols, (unsigned long long)ld, EX_PATTERN_NAMES[pat]);
+          if (ws != gs)
+            fail_msg("%s: status %d, CPU %d", what, gs, ws);
+          expect_same(g_got, g_want, bytes, what);
+        }
+    CUDA_OK(cudaFree(d_offsets));
+  }
+}
+
+static void rows_cols_segments_should_match_cpu(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed() + 1;
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
+    for (int p = 0; p < EX_PATTERN_COUNT; ++p)
+      check_axes(INPUTS[d], (ex_pattern)p, &rng);
+}
+
+/* A state's words with every limb carried: the form two equal states share. */
+static void canonical(int64_t *w) {
+  const int64_t zero[CUREDUCE_EXACT_STATE_WORDS] = {0};
+  (void)cureduce_cpu_exact_combine(w, zero);
+}
+
+/* Chunks on one stream, chunks on two streams into one state at once, and a second state
+   combined in: the same bits as one call, and the same state as the CPU's. */
+static void split_states_should_give_one_call_bits(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed() + 2;
+  const uint64_t n = g_max_n < 1000003 ? g_max_n : 1000003;
+  cudaStream_t s1, s2;
+  CUDA_OK(cudaStreamCreate(&s1));
+  CUDA_OK(cudaStreamCreate(&s2));
+  cureduce_handle h2;
+  assert_int_equal(cureduce_create(&h2), CUREDUCE_SUCCESS);
+  int64_t *d_a, *d_b;
+  const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  CUDA_OK(cudaMalloc((void **)&d_a, state_bytes));
+  CUDA_OK(cudaMalloc((void **)&d_b, state_bytes));
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
+    for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+      const cureduce_dtype in = INPUTS[d];
+      const size_t size = cureduce_dtype_size(in);
+      ex_fill(in, g_host, n, (ex_pattern)p, &rng);
+      CUDA_OK(cudaMemcpy(g_in, g_host, n * size, cudaMemcpyHostToDevice));
+      const char *base = (const char *)g_in;
+      const uint64_t c1 = n / 7, c2 = n / 2 + 1, c3 = n - n / 5;
+      CUDA_OK(cudaMemset(d_a, 0, state_bytes));
+      CUDA_OK(cudaMemset(d_b, 0, state_bytes));
+      CUDA_OK(cudaDeviceSynchronize());
+      /* a: [0, c1) then [c1, c2) on s1 while [c2, c3) goes in on s2 (its own handle) */
+      assert_int_equal(cureduce_exact_accumulate(g_handle, in, base, c1, d_a, s1), CUREDUCE_SUCCESS);
+      assert_int_equal(cureduce_exact_accumulate(g_handle, in, base + c1 * size, c2 - c1, d_a, s1), 0);
+      assert_int_equal(cureduce_exact_accumulate(h2, in, base + c2 * size, c3 - c2, d_a, s2), 0);
+      /* b: [c3, n), combined into a */
+      assert_int_equal(cureduce_exact_accumulate(h2, in, base + c3 * size, n - c3, d_b, s2), 0);
+      CUDA_OK(cudaDeviceSynchronize());
+      assert_int_equal(cureduce_exact_combine(g_handle, d_a, d_b, NULL), CUREDUCE_SUCCESS);
+      CUDA_OK(cudaDeviceSynchronize());
+
+      int64_t gpu_state[CUREDUCE_EXACT_STATE_WORDS], cpu_state[CUREDUCE_EXACT_STATE_WORDS] = {0};
+      CUDA_OK(cudaMemcpy(gpu_state, d_a, state_bytes, cudaMemcpyDeviceToHost));
+      assert_int_equal(cureduce_cpu_exact_accumulate(in, g_host, n, cpu_state), CUREDUCE_SUCCESS);
+      canonical(gpu_state);
+      canonical(cpu_state);
+      char what[96];
+      snprintf(what, sizeof what, "%s n=%llu %s", cureduce_dtype_name(in), (unsigned long long)n,
+               EX_PATTERN_NAMES[p]);
+      for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) {
+        const int flag = i >= 72 && i < 76; /* flags mean "positive" */
+        if (flag ? (gpu_state[i] > 0) != (cpu_state[i] > 0) : gpu_state[i] != cpu_state[i])
+          fail_msg("%s: state word %d: GPU %lld, CPU %lld", what, i, (long long)gpu_state[i],
+                   (long long)cpu_state[i]);
+      }
+      cureduce_dtype outs[3];
+      const int nout = outputs_of(in, outs);
+      for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+        for (int k = 0; k < nout; ++k) {
+          unsigned char one[8] = {0}, split[8] = {0};
+          assert_int_equal(cureduce_reduce(g_handle, OPS[o], in, g_in, n, outs[k], g_out, NULL), 0);
+          CUDA_OK(cudaMemcpy(one, g_out, 8, cudaMemcpyDeviceToHost));
+          assert_int_equal(cureduce_exact_finish(g_handle, OPS[o], d_a, outs[k], g_out, NULL), 0);
+          CUDA_OK(cudaMemcpy(split, g_out, 8, cudaMemcpyDeviceToHost));
+          char w2[160];
+          snprintf(w2, sizeof w2, "%s %s->%s split", what, cureduce_op_name(OPS[o]), cureduce_dtype_name(outs[k]));
+          expect_same(split, one, cureduce_dtype_size(outs[k]), w2);
+        }
+    }
+  CUDA_OK(cudaFree(d_a));
+  CUDA_OK(cudaFree(d_b));
+  assert_int_equal(cureduce_destroy(h2), CUREDUCE_SUCCESS);
+  CUDA_OK(cudaStreamDestroy(s1));
+  CUDA_OK(cudaStreamDestroy(s2));
+}
+
+/* 2^32 + 4099 elements: a block of 2^20 finite values repeated, whose CPU state is scaled by
+   the number of repeats (integer words multiply exactly). e4m3 and bf16. */
+static void more_than_2pow32_elements_should_match_cpu(void **state) {
+  (void)state;
+  const uint64_t block = 1u << 20, reps = 4096, tail = 4099, n = block * reps + tail;
+  static const cureduce_dtype BIG[] = {CUREDUCE_F8_E4M3, CUREDUCE_BF16};
+  uint64_t rng = tu_seed() + 3;
+  for (size_t d = 0; d < sizeof BIG / sizeof *BIG; ++d) {
+    const cureduce_dtype in = BIG[d];
+    const size_t size = cureduce_dtype_size(in);
+    char *d_big = NULL;
+    if (cudaMalloc((void **)&d_big, n * size) != cudaSuccess) {
+      (void)cudaGetLastError();
+      skip(); /* reported as skipped, with the test's name */
+    }
+    ex_fill(in, g_host, block, EX_ALL_EXPONENTS, &rng);
+    CUDA_OK(cudaMemcpy(d_big, g_host, block * size, cudaMemcpyHostToDevice));
+    for (uint64_t r = 1; r < reps; r *= 2) /* doubling copies */
+      CUDA_OK(cudaMemcpy(d_big + r * block * size, d_big, (r * 2 <= reps ? r : reps - r) * block * size,
+                         cudaMemcpyDeviceToDevice));
+    CUDA_OK(cudaMemcpy(d_big + reps * block * size, d_big, tail * size, cudaMemcpyDeviceToDevice));
+
+    int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0}, t[CUREDUCE_EXACT_STATE_WORDS] = {0};
+    assert_int_equal(cureduce_cpu_exact_accumulate(in, g_host, block, w), 0);
+    for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
+      w[i] *= (int64_t)reps;
+    assert_int_equal(cureduce_cpu_exact_accumulate(in, g_host, tail, t), 0);
+    assert_int_equal(cureduce_cpu_exact_combine(w, t), 0);
+    cureduce_dtype outs[3];
+    const int nout = outputs_of(in, outs);
+    for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+      for (int k = 0; k < nout; ++k) {
+        unsigned char want[8] = {0}, got[8] = {0};
+        assert_int_equal(cureduce_cpu_exact_finish(OPS[o], w, outs[k], want), 0);
+        assert_int_equal(cureduce_reduce(g_handle, OPS[o], in, d_big, n, outs[k], g_out, NULL), 0);
+        CUDA_OK(cudaMemcpy(got, g_out, 8, cudaMemcpyDeviceToHost));
+        char what[96];
+        snprintf(what, sizeof what, "%s %s->%s n=2^32+%llu", cureduce_op_name(OPS[o]), cureduce_dtype_name(in),
+                 cureduce_dtype_name(outs[k]), (unsigned long long)(n - (1ull << 32)));
+        expect_same(got, want, cureduce_dtype_size(outs[k]), what);
+      }
+    CUDA_OK(cudaFree(d_big));
+  }
+}
+
+static int setup(void **state) {
+  (void)state;
+  g_max_n = max_n();
+  const size_t bytes = (MAX_SIZE + 64) * 8;
+  if (cureduce_create(&g_handle) != CUREDUCE_SUCCESS || cudaMalloc(&g_in, bytes) != cudaSuccess ||
+      cudaMalloc(&g_out, bytes) != cudaSuccess)
+    return -1;
+  g_host = malloc(bytes);
+  g_want = malloc(bytes);
+  g_got = malloc(bytes);
+  return g_host && g_want && g_got ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  free(g_host);
+  free(g_want);
+  free(g_got);
+  (void)cudaFree(g_in);
+  (void)cudaFree(g_out);
+  return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
+}
+
+int main(void) {
+  gpu_require_device();
+  (void)tu_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(full_arrays_should_match_cpu),
+      cmocka_unit_test(rows_cols_segments_should_match_cpu),
+      cmocka_unit_test(split_states_should_give_one_call_bits),
+      cmocka_unit_test(more_than_2pow32_elements_should_match_cpu),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
