@@ -127,6 +127,8 @@ double unit_roundoff(cureduce_dtype acc) {
   case CUREDUCE_F32: return 0x1p-24;
   case CUREDUCE_F16: return 0x1p-11;
   case CUREDUCE_BF16: return 0x1p-8;
+  case CUREDUCE_F8_E4M3: return 0x1p-4; // outputs of the exact sums only
+  case CUREDUCE_F8_E5M2: return 0x1p-3;
   default: return 0;
   }
 }
@@ -180,6 +182,16 @@ verdict check(cureduce_op op, cureduce_dtype acc, const void *result, const pref
     const double want = op == CUREDUCE_MIN ? r.min : op == CUREDUCE_MAX ? r.max : r.absmax;
     snprintf(why, sizeof why, "%.17g, want %.17g", g, want);
     return {g == want, 0, why};
+  }
+  if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT) {
+    // r.sum is the exact sum rounded once to f64: the f64 sum must be those bits; the others
+    // (rounded from the exact value, not from r.sum) within one of their units.
+    const double want = op == CUREDUCE_MEAN_EXACT ? r.sum / (double)r.n : r.sum;
+    snprintf(why, sizeof why, "%.17g, exact %.17g", g, want);
+    if (op == CUREDUCE_SUM_EXACT && acc == CUREDUCE_F64)
+      return {memcmp(&g, &want, sizeof g) == 0, 0, why};
+    const double err = want != 0 ? fabs(g - want) / fabs(want) : fabs(g);
+    return {fabs(g - want) <= 2 * unit_roundoff(acc) * fabs(want) + 0x1p-9, err, why};
   }
   const double n = (double)r.n;
   double exact = op == CUREDUCE_SUMSQ ? r.sumsq : r.sum;
