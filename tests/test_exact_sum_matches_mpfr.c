@@ -221,6 +221,84 @@ static void f32_rounding_edges_should_match_mpfr(void **state) {
   }
 }
 
+/* MPFR's exact sum of x[0..n) (or that sum over n) rounded once to `prec` bits, no bit below
+   2^min_exp, and beyond max_finite an infinity (NaN where the format has none). */
+static double mpfr_rounded(const double *x, size_t n, int mean, int prec, int min_exp, double max_finite,
+                           int has_inf) {
+  mpfr_t *v = malloc(n * sizeof *v);
+  mpfr_ptr *p = malloc(n * sizeof *p);
+  for (size_t i = 0; i < n; ++i) {
+    mpfr_init2(v[i], 53);
+    mpfr_set_d(v[i], x[i], MPFR_RNDN);
+    p[i] = v[i];
+  }
+  mpfr_t exact, r;
+  mpfr_init2(exact, 2400); /* wide enough for any sum of doubles: exact */
+  mpfr_sum(exact, p, (unsigned long)n, MPFR_RNDN);
+  const mpfr_exp_t old_min = mpfr_get_emin();
+  mpfr_set_emin(min_exp + 1); /* MPFR's exponent of the smallest subnormal, 2^min_exp */
+  mpfr_init2(r, prec);
+  int t = mean ? mpfr_div_ui(r, exact, (unsigned long)n, MPFR_RNDN) : mpfr_set(r, exact, MPFR_RNDN);
+  t = mpfr_check_range(r, t, MPFR_RNDN);
+  (void)mpfr_subnormalize(r, t, MPFR_RNDN);
+  double d = mpfr_get_d(r, MPFR_RNDN);
+  mpfr_set_emin(old_min);
+  if (fabs(d) > max_finite)
+    d = has_inf ? copysign(INFINITY, d) : NAN;
+  mpfr_clears(exact, r, (mpfr_ptr)0);
+  for (size_t i = 0; i < n; ++i)
+    mpfr_clear(v[i]);
+  free(v);
+  free(p);
+  return d;
+}
+
+/* Running states rounded into every float format, sums and means, against MPFR: random
+   exponents with cancellations, around each format's range (ties and overflow included). */
+static void states_should_round_into_every_format_as_mpfr(void **state) {
+  (void)state;
+  static const struct {
+    cureduce_dtype d;
+    int prec, min_exp, has_inf;
+    double max_finite;
+  } F[] = {{CUREDUCE_F64, 53, -1074, 1, DBL_MAX},       {CUREDUCE_F32, 24, -149, 1, FLT_MAX},
+           {CUREDUCE_F16, 11, -24, 1, 65504.0},          {CUREDUCE_BF16, 8, -133, 1, 0x1.fep127},
+           {CUREDUCE_F8_E4M3, 4, -9, 0, 448.0},          {CUREDUCE_F8_E5M2, 3, -16, 1, 57344.0}};
+  uint64_t rng = tu_seed() + 5;
+  double x[301];
+  for (int trial = 0; trial < 400; ++trial) {
+    const size_t n = 1 + tu_next(&rng) % 300;
+    const int center = (int)(tu_next(&rng) % 60) - 30; /* the values' scale: 2^-30 .. 2^29 */
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = ldexp(floor((2 * tu_uniform(&rng) - 1) * 64), center + (int)(tu_next(&rng) % 8));
+      if (i % 5 == 4)
+        x[i] = -x[i - 1]; /* cancellation */
+    }
+    int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
+    assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F64, x, n, w), CUREDUCE_SUCCESS);
+    for (size_t k = 0; k < sizeof F / sizeof F[0]; ++k)
+      for (int mean = 0; mean < 2; ++mean) {
+        unsigned char out[8] = {0};
+        assert_int_equal(
+            cureduce_cpu_exact_finish(mean ? CUREDUCE_MEAN_EXACT : CUREDUCE_SUM_EXACT, w, F[k].d, out), 0);
+        double ours;
+        assert_int_equal(cureduce_to_double(F[k].d, out, &ours), 0);
+        const double ref = mpfr_rounded(x, n, mean, F[k].prec, F[k].min_exp, F[k].max_finite, F[k].has_inf);
+        if (!same_result(ours, ref))
+          fail_msg("trial %d n=%zu %s %s: ours %a, MPFR %a", trial, n, mean ? "mean" : "sum",
+                   cureduce_dtype_name(F[k].d), ours, ref);
+      }
+  }
+  int64_t empty[CUREDUCE_EXACT_STATE_WORDS] = {0};
+  double r = 7;
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_MEAN_EXACT, empty, CUREDUCE_F64, &r), CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, empty, CUREDUCE_F64, &r), 0);
+  assert_true(r == 0 && !signbit(r));
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM, empty, CUREDUCE_F64, &r), CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, empty, CUREDUCE_I32, &r),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+}
+
 static void integer_inputs_should_be_refused(void **state) {
   (void)state;
   int32_t x = 1;
@@ -242,6 +320,7 @@ int main(void) {
       cmocka_unit_test(long_arrays_should_match_mpfr),
       cmocka_unit_test(every_float_dtype_should_match_mpfr_in_f32_and_f64),
       cmocka_unit_test(f32_rounding_edges_should_match_mpfr),
+      cmocka_unit_test(states_should_round_into_every_format_as_mpfr),
       cmocka_unit_test(integer_inputs_should_be_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

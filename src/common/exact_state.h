@@ -136,10 +136,10 @@ CR_HD uint64_t cr_exact_bits_at(const int64_t *m, int len, int lo, int count) {
   return (uint64_t)(v >> s) & ((((uint64_t)1) << count) - 1);
 }
 
-/* Whether any bit below position pos is set. */
-CR_HD int cr_exact_any_below(const int64_t *m, int pos) {
+/* Whether any bit below position pos is set (digits below `first` are zero). */
+CR_HD int cr_exact_any_below(const int64_t *m, int first, int pos) {
   const int j = pos / CR_EXACT_LIMB_BITS, s = pos % CR_EXACT_LIMB_BITS;
-  for (int i = 0; i < j; ++i)
+  for (int i = first; i < j; ++i)
     if (m[i] != 0)
       return 1;
   return s > 0 && (m[j] & ((CR_EXACT_DIGIT - 1) >> (CR_EXACT_LIMB_BITS - s))) != 0;
@@ -166,29 +166,33 @@ CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
   if (w[CR_EXACT_POS_INF] > 0 || w[CR_EXACT_NEG_INF] > 0)
     return w[CR_EXACT_POS_INF] > 0 ? INFINITY : -INFINITY;
 
-  /* m[0] is a fraction limb (weight 2^(-1074 - 32)) for the mean's quotient; m[1..72] are the
-     state's limbs. */
-  enum { M = CR_EXACT_LIMBS + 1, LSB = CR_EXACT_LSB_EXP - CR_EXACT_LIMB_BITS };
-  int64_t m[M];
-  m[0] = 0;
-  int top = -1;
-  for (int i = 0; i < CR_EXACT_LIMBS; ++i) {
-    m[i + 1] = w[i];
-    if (w[i] != 0)
-      top = i + 1;
-  }
+  /* Only the nonzero limbs and the three above them (which receive their carries) are
+     worked on: a handful in real data, so the GPU's one rounding thread stays quick. */
+  int bottom = -1, top = -1;
+  for (int i = 0; i < CR_EXACT_LIMBS; ++i)
+    if (w[i] != 0) {
+      bottom = bottom < 0 ? i : bottom;
+      top = i;
+    }
   const double zero = (w[CR_EXACT_COUNT] > 0 && w[CR_EXACT_NOT_NEG_ZERO] == 0) ? -0.0 : 0.0;
   if (top < 0)
     return zero;
-  /* Limbs below 2^62 in magnitude carry less than 2^31 out of the top one and then at most
-     one more: three limbs above it hold the whole carry and the sign. */
-  const int end = top + 3 < M - 1 ? top + 3 : M - 1;
-  cr_exact_carry(m, 1, end);
+  /* m[0] is a fraction limb (weight 2^(-1074 - 32)) for the mean's quotient; m[i + 1] holds
+     limb i. Limbs below 2^62 in magnitude carry less than 2^31 out of the top one and then at
+     most one more: three limbs above it hold the whole carry and the sign. */
+  enum { M = CR_EXACT_LIMBS + 1, LSB = CR_EXACT_LSB_EXP - CR_EXACT_LIMB_BITS };
+  int64_t m[M];
+  for (int i = 0; i < M; ++i)
+    m[i] = 0;
+  const int first = bottom + 1, end = top + 4 < M - 1 ? top + 4 : M - 1;
+  for (int i = first; i <= end; ++i)
+    m[i] = i - 1 < CR_EXACT_LIMBS ? w[i - 1] : 0;
+  cr_exact_carry(m, first, end);
   double sign = 1.0;
   if (m[end] < 0) {
-    for (int i = 1; i <= end; ++i)
+    for (int i = first; i <= end; ++i)
       m[i] = -m[i];
-    cr_exact_carry(m, 1, end);
+    cr_exact_carry(m, first, end);
     sign = -1.0;
   }
   int hi = end;
@@ -197,20 +201,26 @@ CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
   if (hi == 0)
     return zero;
 
-  int sticky = 0;
-  if (mean) { /* long division of the magnitude by the count, digit by digit from the top */
+  int sticky = 0, low = first; /* digits below `low` are zero */
+  if (mean) {
+    /* Long division by the count, digit by digit from the top, as far as the rounding needs:
+       the quotient's top digit is at hi - 2 or above (the count is below 2^64), so its 55
+       bits around the rounding position lie at or above digit hi - 5. Below that the
+       remainder and the digits not divided only tell whether anything is left (sticky). */
     const uint64_t count = (uint64_t)w[CR_EXACT_COUNT];
+    const int stop = hi - 5 > 0 ? hi - 5 : 0;
     unsigned __int128 rem = 0;
-    for (int i = hi; i >= 0; --i) {
+    for (int i = hi; i >= stop; --i) {
       const unsigned __int128 cur = (rem << CR_EXACT_LIMB_BITS) | (uint64_t)m[i];
       m[i] = (int64_t)(cur / count);
       rem = cur % count;
     }
     sticky = rem != 0;
-    while (hi > 0 && m[hi] == 0)
+    low = stop < first ? stop : first;
+    while (hi > stop && m[hi] == 0)
       --hi;
-    if (hi == 0 && m[0] == 0)
-      return sign < 0 ? -0.0 : 0.0; /* a mean below 2^-1106 rounds to zero */
+    if (m[hi] == 0) /* only when the whole quotient is below 2^-1106: it rounds to zero */
+      return sign < 0 ? -0.0 : 0.0;
   }
 
   const int msb = hi * CR_EXACT_LIMB_BITS + cr_exact_msb32((uint32_t)m[hi]);
@@ -220,7 +230,7 @@ CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
   uint64_t mant = lsb <= msb ? cr_exact_bits_at(m, M, lsb, msb - lsb + 1) : 0;
   if (lsb > 0) { /* round to nearest, ties to even */
     const int round = (int)cr_exact_bits_at(m, M, lsb - 1, 1);
-    sticky = sticky || cr_exact_any_below(m, lsb - 1);
+    sticky = sticky || cr_exact_any_below(m, low, lsb - 1);
     if (round && (sticky || (mant & 1)))
       ++mant; /* may carry to 2^precision: still exact in a double */
   }
