@@ -17,8 +17,9 @@ constexpr int EXACT_BLOCK_WORDS = CR_EXACT_COUNT;
 using exact_word = unsigned long long; // int64 words as the atomics take them (two's complement)
 
 // Add x to a state by atomics (shared or global memory): NaN and infinities set their flag,
-// a finite x its three digits. Exact and order-free: integer additions.
-__device__ __forceinline__ void exact_push(exact_word *s, double x) {
+// a finite x its three digits. Exact and order-free: integer additions. Out of line: it is
+// the rare path of every loop that calls it.
+__device__ __noinline__ void exact_push(exact_word *s, double x) {
   if (isnan(x)) {
     atomicAdd(&s[CR_EXACT_NAN], 1ull);
   } else if (isinf(x)) {
@@ -33,6 +34,34 @@ __device__ __forceinline__ void exact_push(exact_word *s, double x) {
       if (d[t] != 0)
         atomicAdd(&s[k + t], (exact_word)d[t]);
   }
+}
+
+// exact_push by every lane of a full warp at once. Where all lanes' values fall on the same
+// three limbs (the usual case when a block flushes its threads' sums), the warp adds their
+// digits by shuffles and one lane makes the three atomic additions: 64-bit shared atomics are
+// compare-and-swap loops, which 32 lanes on one address would serialize many times over.
+__device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
+  int64_t d[3] = {0, 0, 0};
+  const bool finite = isfinite(x);
+  const int k = finite ? cr_exact_split(x, d) : -2;
+  int all_same = 0;
+  (void)__match_all_sync(0xffffffffu, k, &all_same);
+  if (!all_same || !finite) {
+    exact_push(s, x);
+    return;
+  }
+  if (k < 0) // every lane's value is zero
+    return;
+#pragma unroll
+  for (int t = 0; t < 3; ++t)
+#pragma unroll
+    for (int step = 16; step > 0; step /= 2) // 32 digits below 2^32: the sum fits easily
+      d[t] += __shfl_xor_sync(0xffffffffu, d[t], step);
+  if ((threadIdx.x & 31) == 0)
+#pragma unroll
+    for (int t = 0; t < 3; ++t)
+      if (d[t] != 0)
+        atomicAdd(&s[k + t], (exact_word)d[t]);
 }
 
 // A thread's running sum as an unevaluated sum of two doubles, a0 + a1, plus whatever it has
@@ -58,9 +87,10 @@ struct exact_pair {
       exact_push(block, e2);
   }
 
+  // Every lane of a full warp calls it.
   __device__ __forceinline__ void flush(exact_word *block) const {
-    exact_push(block, a0);
-    exact_push(block, a1);
+    exact_push_warp(block, a0);
+    exact_push_warp(block, a1);
   }
 };
 
@@ -199,7 +229,6 @@ template <cureduce_dtype IN> struct exact_thread {
   }
 
   template <int U> __device__ __forceinline__ void tile(const vec16<storage_t<IN>> (&x)[U], exact_word *block) {
-    using V = vec16<storage_t<IN>>;
 #pragma unroll
     for (int u = 0; u < U; ++u)
       not_neg_zero |= !all_negative_zero<IN>(x[u]);
@@ -208,9 +237,18 @@ template <cureduce_dtype IN> struct exact_thread {
       pair.add(t, block);
       return;
     }
-    for (int u = 0; u < U; ++u) // rare outside f64: no unrolling, to keep the loop small
-      for (int i = 0; i < V::N; ++i)
-        pair.add((double)widen<IN>(x[u][i]), block);
+#pragma unroll
+    for (int u = 0; u < U; ++u) // constant indices: the vectors stay in registers
+      pair = add_elements(x[u], pair, block);
+  }
+
+  // The elements of one vector, one by one. Out of line (outside f64 it is the rare path);
+  // everything passes by value, so nothing of the caller's needs an address.
+  static __device__ __noinline__ exact_pair add_elements(vec16<storage_t<IN>> x, exact_pair p, exact_word *block) {
+#pragma unroll
+    for (int i = 0; i < vec16<storage_t<IN>>::N; ++i)
+      p.add((double)widen<IN>(x[i]), block);
+    return p;
   }
 
   // Everything this thread holds, into the block's state (every thread calls it).

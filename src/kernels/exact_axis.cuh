@@ -63,7 +63,8 @@ __global__ void __launch_bounds__(WARPS * 32)
         not_neg_zero |= !(v == 0.0 && signbit(v));
         pair.add(v, block[lane]);
       }
-      pair.flush(block[lane]);
+      exact_push(block[lane], pair.a0); // one state per lane: no warp-wide flush
+      exact_push(block[lane], pair.a1);
       if (not_neg_zero)
         atomicOr(&block[lane][CR_EXACT_NOT_NEG_ZERO], 1ull);
     }
