@@ -2,6 +2,10 @@
 #include "bench_util.cuh"
 #include "cub_reference.cuh"
 
+#ifdef CUREDUCE_HAVE_RFA_PEER
+#include "peers/cub_rfa.h"
+#endif
+
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
 #include <cuda/std/limits>
@@ -111,6 +115,25 @@ std::unique_ptr<cub_run> make_for(cureduce_op op, const void *d_in, uint64_t n, 
 
 std::unique_ptr<cub_run> make_cub_run(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
                                       uint64_t n, void *d_out) {
+  if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT) {
+    // The peer of an exact sum is CUB's reproducible sum (gpu_to_gpu), when the bench is built
+    // with the newer CCCL it needs (bench/peers); f32 and f64, into their own type.
+#ifdef CUREDUCE_HAVE_RFA_PEER
+    if (op == CUREDUCE_SUM_EXACT && acc == in && (in == CUREDUCE_F32 || in == CUREDUCE_F64)) {
+      auto r = std::make_unique<cub_run>();
+      const int is_f64 = in == CUREDUCE_F64;
+      if (cr_peer_rfa_sum(is_f64, d_in, n, d_out, nullptr, &r->temp_bytes, nullptr) != 0 ||
+          cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1) != cudaSuccess)
+        return nullptr;
+      r->launch = [=, raw = r.get()](cudaStream_t s) {
+        size_t bytes = raw->temp_bytes;
+        (void)cr_peer_rfa_sum(is_f64, d_in, n, d_out, raw->temp, &bytes, s);
+      };
+      return r;
+    }
+#endif
+    return nullptr;
+  }
 #define CUB_CASE(IN, ACC, ACCT)                                                                              \
   if (in == IN && acc == ACC)                                                                                \
     return make_for<IN, ACCT>(op, d_in, n, d_out);

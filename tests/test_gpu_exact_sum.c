@@ -247,6 +247,8 @@ static void more_than_2pow32_elements_should_match_cpu(void **state) {
   (void)state;
   const uint64_t block = 1u << 20, reps = 4096, tail = 4099, n = block * reps + tail;
   static const cureduce_dtype BIG[] = {CUREDUCE_F8_E4M3, CUREDUCE_BF16};
+  if (getenv("CUREDUCE_TEST_MAX_N")) /* capped runs (the sanitizers) leave the 4 GiB case out */
+    skip();
   uint64_t rng = tu_seed() + 3;
   for (size_t d = 0; d < sizeof BIG / sizeof *BIG; ++d) {
     const cureduce_dtype in = BIG[d];
