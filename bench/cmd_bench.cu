@@ -137,9 +137,9 @@ double max_finite(cureduce_dtype acc) {
   return acc == CUREDUCE_F8_E4M3   ? 448.0
          : acc == CUREDUCE_F8_E5M2 ? 57344.0
          : acc == CUREDUCE_F16     ? 65504.0
-         : acc == CUREDUCE_BF16 ? 3.38e38
-         : acc == CUREDUCE_F32  ? 3.4e38
-                                : 1.79e308;
+         : acc == CUREDUCE_BF16    ? 3.38e38
+         : acc == CUREDUCE_F32     ? 3.4e38
+                                   : 1.79e308;
 }
 
 bool is_float(cureduce_dtype d) { return d != CUREDUCE_I8 && d != CUREDUCE_I32 && d != CUREDUCE_I64; }

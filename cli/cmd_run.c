@@ -150,8 +150,8 @@ static int print_exact(const run_options *o, const npy_array *a) {
   char why[256] = "--cpu given";
   const int rc = o->force_cpu ? GPU_NONE : gpu_run(&job, &t, why, sizeof why);
   if (rc == GPU_NONE) {
-    const cureduce_status st = cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, a->dtype, a->data, a->count,
-                                                   CUREDUCE_F64, &exact);
+    const cureduce_status st =
+        cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, a->dtype, a->data, a->count, CUREDUCE_F64, &exact);
     if (st != CUREDUCE_SUCCESS) {
       fprintf(stderr, "%s run: the exact sum failed on the CPU: %s\n", CLI_NAME, cureduce_status_string(st));
       return 1;

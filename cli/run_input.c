@@ -20,8 +20,10 @@ int input_resolve_acc(const run_options *o, cureduce_dtype dtype, cureduce_dtype
   if (cureduce_resolve_acc(o->op, dtype, o->acc, acc) == CUREDUCE_SUCCESS)
     return 0;
   if (cureduce_supported(o->op, dtype, CUREDUCE_ACC_DEFAULT) != CUREDUCE_SUCCESS) { /* the exact sums */
-    fprintf(stderr, "%s run: %s takes float dtypes (f32, f64, f16, bf16, e4m3, e5m2), not %s; integer sums are "
-            "exact already (use --op %s)\n", CLI_NAME, cureduce_op_name(o->op), cureduce_dtype_name(dtype),
+    fprintf(stderr,
+            "%s run: %s takes float dtypes (f32, f64, f16, bf16, e4m3, e5m2), not %s; integer sums are "
+            "exact already (use --op %s)\n",
+            CLI_NAME, cureduce_op_name(o->op), cureduce_dtype_name(dtype),
             o->op == CUREDUCE_MEAN_EXACT ? "mean" : "sum");
     return 2;
   }

@@ -99,12 +99,12 @@ typedef enum cureduce_op {
   CUREDUCE_SUM = 0,
   CUREDUCE_MIN = 1,
   CUREDUCE_MAX = 2,
-  CUREDUCE_ABSMAX = 3,  /* max |x| (fp8 scaling); NaN propagates; |INT64_MIN| wraps to itself */
-  CUREDUCE_SUMSQ = 4,   /* sum of x*x, each square rounded in the accumulator (norms) */
-  CUREDUCE_ARGMIN = 5,  /* index of the first minimum, written as int64_t; a NaN wins, and the
-                           first NaN's index is returned */
-  CUREDUCE_ARGMAX = 6,  /* index of the first maximum, written as int64_t; NaN as for ARGMIN */
-  CUREDUCE_MEAN = 7,    /* sum / n, the division rounded once in the accumulator */
+  CUREDUCE_ABSMAX = 3,     /* max |x| (fp8 scaling); NaN propagates; |INT64_MIN| wraps to itself */
+  CUREDUCE_SUMSQ = 4,      /* sum of x*x, each square rounded in the accumulator (norms) */
+  CUREDUCE_ARGMIN = 5,     /* index of the first minimum, written as int64_t; a NaN wins, and the
+                              first NaN's index is returned */
+  CUREDUCE_ARGMAX = 6,     /* index of the first maximum, written as int64_t; NaN as for ARGMIN */
+  CUREDUCE_MEAN = 7,       /* sum / n, the division rounded once in the accumulator */
   CUREDUCE_SUM_EXACT = 8,  /* the exact sum rounded once: see "Exact sums" below */
   CUREDUCE_MEAN_EXACT = 9, /* the exact sum divided by n, rounded once: see "Exact sums" */
   CUREDUCE_OP_COUNT = 10   /* not an op: the number of ops */

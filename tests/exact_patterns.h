@@ -23,8 +23,8 @@ typedef enum ex_pattern {
 } ex_pattern;
 
 static const char *const EX_PATTERN_NAMES[EX_PATTERN_COUNT] = {
-    "uniform",  "all-exponents", "random-bits", "cancel",    "huge-cancel",  "ties",
-    "near-ties", "subnormals",   "overflow",    "inf-nan",   "neg-zeros",    "signed-zeros"};
+    "uniform",   "all-exponents", "random-bits", "cancel",  "huge-cancel", "ties",
+    "near-ties", "subnormals",    "overflow",    "inf-nan", "neg-zeros",   "signed-zeros"};
 
 /* The layout of a float dtype's bits. */
 typedef struct ex_format {
@@ -124,8 +124,10 @@ static inline void ex_fill(cureduce_dtype d, void *p, uint64_t n, ex_pattern pat
     case EX_OVERFLOW: u = maxf; break;
     case EX_INF_NAN: {
       const uint64_t k = tu_next(rng) % 1000;
-      u = k == 0 ? ex_bits_of(d, INFINITY) : k == 1 ? ex_bits_of(d, -INFINITY) : k == 2 ? ex_bits_of(d, NAN)
-                                                                                       : ex_random_finite(d, rng);
+      u = k == 0   ? ex_bits_of(d, INFINITY)
+          : k == 1 ? ex_bits_of(d, -INFINITY)
+          : k == 2 ? ex_bits_of(d, NAN)
+                   : ex_random_finite(d, rng);
       break;
     }
     case EX_NEG_ZEROS: u = sign; break;

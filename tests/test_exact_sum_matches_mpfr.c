@@ -261,9 +261,9 @@ static void states_should_round_into_every_format_as_mpfr(void **state) {
     cureduce_dtype d;
     int prec, min_exp, has_inf;
     double max_finite;
-  } F[] = {{CUREDUCE_F64, 53, -1074, 1, DBL_MAX},       {CUREDUCE_F32, 24, -149, 1, FLT_MAX},
-           {CUREDUCE_F16, 11, -24, 1, 65504.0},          {CUREDUCE_BF16, 8, -133, 1, 0x1.fep127},
-           {CUREDUCE_F8_E4M3, 4, -9, 0, 448.0},          {CUREDUCE_F8_E5M2, 3, -16, 1, 57344.0}};
+  } F[] = {{CUREDUCE_F64, 53, -1074, 1, DBL_MAX}, {CUREDUCE_F32, 24, -149, 1, FLT_MAX},
+           {CUREDUCE_F16, 11, -24, 1, 65504.0},   {CUREDUCE_BF16, 8, -133, 1, 0x1.fep127},
+           {CUREDUCE_F8_E4M3, 4, -9, 0, 448.0},   {CUREDUCE_F8_E5M2, 3, -16, 1, 57344.0}};
   uint64_t rng = tu_seed() + 5;
   double x[301];
   for (int trial = 0; trial < 400; ++trial) {
@@ -294,7 +294,8 @@ static void states_should_round_into_every_format_as_mpfr(void **state) {
   assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_MEAN_EXACT, empty, CUREDUCE_F64, &r), CUREDUCE_EMPTY);
   assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, empty, CUREDUCE_F64, &r), 0);
   assert_true(r == 0 && !signbit(r));
-  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM, empty, CUREDUCE_F64, &r), CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM, empty, CUREDUCE_F64, &r),
+                   CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, empty, CUREDUCE_I32, &r),
                    CUREDUCE_ERROR_UNSUPPORTED);
 }

@@ -97,7 +97,8 @@ static void full_arrays_should_match_cpu(void **state) {
 
 /* Rows, columns and segments of one input against the CPU, for each pattern. */
 static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
-  static const uint64_t SHAPES[][3] = {{1, 1, 1}, {7, 33, 40}, {300, 5, 5}, {3, 70000, 70001}, {1000, 64, 64}};
+  static const uint64_t SHAPES[][3] = {
+      {1, 1, 1}, {7, 33, 40}, {300, 5, 5}, {3, 70000, 70001}, {1000, 64, 64}};
   const size_t size = cureduce_dtype_size(in);
   cureduce_dtype outs[3];
   const int nout = outputs_of(in, outs);
@@ -146,8 +147,11 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
           char what[160];
           snprintf(what, sizeof what, "%s %s->%s %s %llux%llu ld %llu %s", cureduce_op_name(OPS[o]),
                    cureduce_dtype_name(in), cureduce_dtype_name(outs[k]),
-                   axis == 0 ? "rows" : axis == 1 ? "cols" : "segments", (unsigned long long)rows,
-                   (unsigned long long)cols, (unsigned long long)ld, EX_PATTERN_NAMES[pat]);
+                   axis == 0   ? "rows"
+                   : axis == 1 ? "cols"
+                               : "segments",
+                   (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)ld,
+                   EX_PATTERN_NAMES[pat]);
           if (ws != gs)
             fail_msg("%s: status %d, CPU %d", what, gs, ws);
           expect_same(g_got, g_want, bytes, what);
@@ -230,7 +234,8 @@ static void split_states_should_give_one_call_bits(void **state) {
           assert_int_equal(cureduce_exact_finish(g_handle, OPS[o], d_a, outs[k], g_out, NULL), 0);
           CUDA_OK(cudaMemcpy(split, g_out, 8, cudaMemcpyDeviceToHost));
           char w2[160];
-          snprintf(w2, sizeof w2, "%s %s->%s split", what, cureduce_op_name(OPS[o]), cureduce_dtype_name(outs[k]));
+          snprintf(w2, sizeof w2, "%s %s->%s split", what, cureduce_op_name(OPS[o]),
+                   cureduce_dtype_name(outs[k]));
           expect_same(split, one, cureduce_dtype_size(outs[k]), w2);
         }
     }
@@ -280,8 +285,9 @@ static void more_than_2pow32_elements_should_match_cpu(void **state) {
         assert_int_equal(cureduce_reduce(g_handle, OPS[o], in, d_big, n, outs[k], g_out, NULL), 0);
         CUDA_OK(cudaMemcpy(got, g_out, 8, cudaMemcpyDeviceToHost));
         char what[96];
-        snprintf(what, sizeof what, "%s %s->%s n=2^32+%llu", cureduce_op_name(OPS[o]), cureduce_dtype_name(in),
-                 cureduce_dtype_name(outs[k]), (unsigned long long)(n - (1ull << 32)));
+        snprintf(what, sizeof what, "%s %s->%s n=2^32+%llu", cureduce_op_name(OPS[o]),
+                 cureduce_dtype_name(in), cureduce_dtype_name(outs[k]),
+                 (unsigned long long)(n - (1ull << 32)));
         expect_same(got, want, cureduce_dtype_size(outs[k]), what);
       }
     CUDA_OK(cudaFree(d_big));

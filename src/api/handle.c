@@ -236,10 +236,9 @@ cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype
     return CUREDUCE_ERROR_HOST_POINTER;
   if (n == 0)
     return CUREDUCE_SUCCESS;
-  return cr_launch_exact_accumulate(in_dtype, d_in, n, d_state,
-                                    (char *)handle->workspace + cr_full_workspace_bytes() -
-                                        cr_exact_workspace_bytes(),
-                                    stream);
+  return cr_launch_exact_accumulate(
+      in_dtype, d_in, n, d_state,
+      (char *)handle->workspace + cr_full_workspace_bytes() - cr_exact_workspace_bytes(), stream);
 }
 
 cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state, const int64_t *d_other,

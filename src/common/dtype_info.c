@@ -24,8 +24,8 @@ static const dtype_facts DTYPES[CUREDUCE_DTYPE_COUNT] = {
 };
 
 #define CR_OP_NAME(OP, name) [CUREDUCE_##OP] = #name,
-static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {
-    CUREDUCE_FOR_EACH_OP(CR_OP_NAME) CUREDUCE_FOR_EACH_EXACT_OP(CR_OP_NAME)};
+static const char *const OP_NAMES[CUREDUCE_OP_COUNT] = {CUREDUCE_FOR_EACH_OP(CR_OP_NAME)
+                                                            CUREDUCE_FOR_EACH_EXACT_OP(CR_OP_NAME)};
 #undef CR_OP_NAME
 #define CR_OP_ONE(OP, name) +1
 _Static_assert(0 CUREDUCE_FOR_EACH_OP(CR_OP_ONE) CUREDUCE_FOR_EACH_EXACT_OP(CR_OP_ONE) == CUREDUCE_OP_COUNT,

@@ -7,7 +7,9 @@
 
 #include <stdlib.h>
 
-static int is_float_dtype(cureduce_dtype d) { return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT && cr_dtype_is_float(d); }
+static int is_float_dtype(cureduce_dtype d) {
+  return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT && cr_dtype_is_float(d);
+}
 
 /* Add n elements to sa (a float dtype; arguments checked). */
 static cureduce_status accumulate(superacc *sa, cureduce_dtype in, const void *h_in, uint64_t n) {

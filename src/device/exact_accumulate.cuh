@@ -95,7 +95,8 @@ struct exact_pair {
 };
 
 // Whether every element of a vector is -0.0 (its bytes are the sign bit of each element).
-template <cureduce_dtype IN> __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x) {
+template <cureduce_dtype IN>
+__device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x) {
   unsigned w[4];
   memcpy(w, &x, 16);
   constexpr unsigned P = sizeof(storage_t<IN>) == 1   ? 0x80808080u
@@ -228,7 +229,8 @@ template <cureduce_dtype IN> struct exact_thread {
     pair.add(v, block);
   }
 
-  template <int U> __device__ __forceinline__ void tile(const vec16<storage_t<IN>> (&x)[U], exact_word *block) {
+  template <int U>
+  __device__ __forceinline__ void tile(const vec16<storage_t<IN>> (&x)[U], exact_word *block) {
 #pragma unroll
     for (int u = 0; u < U; ++u)
       not_neg_zero |= !all_negative_zero<IN>(x[u]);
@@ -244,7 +246,8 @@ template <cureduce_dtype IN> struct exact_thread {
 
   // The elements of one vector, one by one. Out of line (outside f64 it is the rare path);
   // everything passes by value, so nothing of the caller's needs an address.
-  static __device__ __noinline__ exact_pair add_elements(vec16<storage_t<IN>> x, exact_pair p, exact_word *block) {
+  static __device__ __noinline__ exact_pair add_elements(vec16<storage_t<IN>> x, exact_pair p,
+                                                         exact_word *block) {
 #pragma unroll
     for (int i = 0; i < vec16<storage_t<IN>>::N; ++i)
       p.add((double)widen<IN>(x[i]), block);
@@ -311,8 +314,9 @@ __device__ __forceinline__ void exact_global_carry(exact_word *global) {
 // The rounded result of a state (a copy in registers or shared memory), written to out.
 __device__ __forceinline__ void exact_write_result(const int64_t *state, int mean, cureduce_dtype out_dtype,
                                                    void *out) {
-  const double v = mean && state[CR_EXACT_COUNT] == 0 ? (double)NAN
-                                                       : cr_exact_value(state, mean, cr_exact_format_of(out_dtype));
+  const double v = mean && state[CR_EXACT_COUNT] == 0
+                       ? (double)NAN
+                       : cr_exact_value(state, mean, cr_exact_format_of(out_dtype));
   cr_exact_encode(v, out_dtype, out);
 }
 

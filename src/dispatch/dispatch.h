@@ -59,8 +59,8 @@ cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const void *d_in, 
 cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64_t *d_other, void *stream);
 
 /* Round a state (op SUM_EXACT or MEAN_EXACT) into one element of out at d_out. */
-cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out, void *d_out,
-                                       void *stream);
+cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
+                                       void *d_out, void *stream);
 
 /* Rows, columns and segments (arguments as cr_launch_rows, _cols and _segments). */
 cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,

@@ -45,8 +45,8 @@ cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, uns
   cap = cap > need ? cap : need;
   const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
   const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
-  cr::exact_full<IN, BLOCK, UNROLL><<<grid, BLOCK, 0, stream>>>(
-      static_cast<const cr::storage_t<IN> *>(d_in), L, state, ticket, fin);
+  cr::exact_full<IN, BLOCK, UNROLL>
+      <<<grid, BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), L, state, ticket, fin);
   return cr::launch_status();
 }
 
@@ -67,10 +67,9 @@ cureduce_status launch_cols(const void *d_in, uint64_t rows, uint64_t cols, uint
   constexpr int WARPS = 8;
   const uint64_t groups = (cols + 31) / 32, cap = (uint64_t)sm_count() * 8;
   const unsigned grid = (unsigned)(groups < cap ? groups : cap);
-  cr::exact_cols<IN, WARPS><<<grid, WARPS * 32, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in),
-                                                             rows, cols, ld, mean, out,
-                                                             (int)cureduce_dtype_size(out),
-                                                             static_cast<char *>(d_out));
+  cr::exact_cols<IN, WARPS>
+      <<<grid, WARPS * 32, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), rows, cols, ld, mean,
+                                        out, (int)cureduce_dtype_size(out), static_cast<char *>(d_out));
   return cr::launch_status();
 }
 
@@ -123,7 +122,7 @@ extern "C" cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64
 extern "C" cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
                                                   void *d_out, void *stream) {
   cr::exact_round<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(d_state, op == CUREDUCE_MEAN_EXACT, out,
-                                                                   d_out);
+                                                                  d_out);
   return cr::launch_status();
 }
 
@@ -139,8 +138,8 @@ extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype i
 }
 
 extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
-                                                    const void *d_in, uint64_t count, const int64_t *d_offsets,
-                                                    void *d_out, void *stream) {
+                                                    const void *d_in, uint64_t count,
+                                                    const int64_t *d_offsets, void *d_out, void *stream) {
   const cr::exact_segments_layout S{d_offsets, count, 0, 0};
   const int mean = op == CUREDUCE_MEAN_EXACT;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);

@@ -17,8 +17,8 @@ namespace cr {
 
 // What the last block does with the global state.
 struct exact_finish {
-  int round;              // 1: round into out and clear the state; 0: carry and keep it
-  int mean;               // divide by the count before rounding
+  int round;                // 1: round into out and clear the state; 0: carry and keep it
+  int mean;                 // divide by the count before rounding
   cureduce_dtype out_dtype; // F64, F32 or a narrow float
   void *out;
 };
@@ -92,7 +92,8 @@ __global__ void exact_combine(exact_word *__restrict__ dst, const exact_word *__
 }
 
 // Round a state into out: one thread.
-__global__ void exact_round(const int64_t *__restrict__ state, int mean, cureduce_dtype out_dtype, void *out) {
+__global__ void exact_round(const int64_t *__restrict__ state, int mean, cureduce_dtype out_dtype,
+                            void *out) {
   int64_t s[CR_EXACT_COUNT + 1];
   for (int i = 0; i <= CR_EXACT_COUNT; ++i)
     s[i] = state[i];
