@@ -294,6 +294,50 @@ static void more_than_2pow32_elements_should_match_cpu(void **state) {
   }
 }
 
+/* Captured in a CUDA graph (one-call sum, and accumulate + finish), replayed twice: the same
+   bits as a direct call, and the one-call state is clean again after every replay. */
+static void graph_capture_should_replay_exactly(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed() + 4;
+  const uint64_t n = g_max_n < 100003 ? g_max_n : 100003;
+  ex_fill(CUREDUCE_F32, g_host, n, EX_ALL_EXPONENTS, &rng);
+  CUDA_OK(cudaMemcpy(g_in, g_host, n * 4, cudaMemcpyHostToDevice));
+  double direct = 0, replayed[2] = {0, 0};
+  assert_int_equal(
+      cureduce_reduce(g_handle, CUREDUCE_SUM_EXACT, CUREDUCE_F32, g_in, n, CUREDUCE_F64, g_out, NULL), 0);
+  CUDA_OK(cudaMemcpy(&direct, g_out, 8, cudaMemcpyDeviceToHost));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreate(&s));
+  int64_t *d_state;
+  CUDA_OK(cudaMalloc((void **)&d_state, CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)));
+  char *out = (char *)g_out;
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  assert_int_equal(cureduce_reduce(g_handle, CUREDUCE_SUM_EXACT, CUREDUCE_F32, g_in, n, CUREDUCE_F64, out, s),
+                   0);
+  assert_int_equal(cudaMemsetAsync(d_state, 0, CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t), s), cudaSuccess);
+  assert_int_equal(cureduce_exact_accumulate(g_handle, CUREDUCE_F32, g_in, n / 3, d_state, s), 0);
+  assert_int_equal(
+      cureduce_exact_accumulate(g_handle, CUREDUCE_F32, (const float *)g_in + n / 3, n - n / 3, d_state, s),
+      0);
+  assert_int_equal(cureduce_exact_finish(g_handle, CUREDUCE_SUM_EXACT, d_state, CUREDUCE_F64, out + 8, s), 0);
+  CUDA_OK(cudaStreamEndCapture(s, &graph));
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int r = 0; r < 2; ++r) {
+    CUDA_OK(cudaMemset(g_out, 0, 16));
+    CUDA_OK(cudaGraphLaunch(exec, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    CUDA_OK(cudaMemcpy(replayed, g_out, 16, cudaMemcpyDeviceToHost));
+    expect_same(&replayed[0], &direct, 8, "graph replay, one call");
+    expect_same(&replayed[1], &direct, 8, "graph replay, accumulate and finish");
+  }
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  CUDA_OK(cudaFree(d_state));
+  CUDA_OK(cudaStreamDestroy(s));
+}
+
 static int setup(void **state) {
   (void)state;
   g_max_n = max_n();
@@ -324,6 +368,7 @@ int main(void) {
       cmocka_unit_test(full_arrays_should_match_cpu),
       cmocka_unit_test(rows_cols_segments_should_match_cpu),
       cmocka_unit_test(split_states_should_give_one_call_bits),
+      cmocka_unit_test(graph_capture_should_replay_exactly),
       cmocka_unit_test(more_than_2pow32_elements_should_match_cpu),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -36,32 +36,37 @@ __device__ __noinline__ void exact_push(exact_word *s, double x) {
   }
 }
 
-// exact_push by every lane of a full warp at once. Where all lanes' values fall on the same
-// three limbs (the usual case when a block flushes its threads' sums), the warp adds their
-// digits by shuffles and one lane makes the three atomic additions: 64-bit shared atomics are
-// compare-and-swap loops, which 32 lanes on one address would serialize many times over.
+// exact_push by every lane of a full warp at once. Lanes whose values fall on the same three
+// limbs (most of them, when a block flushes its threads' sums) add their digits by shuffles,
+// and one lane of each such group makes the three atomic additions: 64-bit shared atomics are
+// compare-and-swap loops on sm_90, which 32 lanes on one address serialize many times over.
 __device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
   int64_t d[3] = {0, 0, 0};
   const bool finite = isfinite(x);
-  const int k = finite ? cr_exact_split(x, d) : -2;
-  int all_same = 0;
-  (void)__match_all_sync(0xffffffffu, k, &all_same);
-  if (!all_same || !finite) {
-    exact_push(s, x);
-    return;
+  const int k = finite ? cr_exact_split(x, d) : -1;
+  if (!finite)
+    exact_push(s, x); // a flag
+  const int lane = threadIdx.x & 31;
+  unsigned pending = __ballot_sync(0xffffffffu, k >= 0);
+  while (pending) { // one round per distinct limb index among the lanes
+    const int leader = __ffs(pending) - 1;
+    const int kl = __shfl_sync(0xffffffffu, k, leader);
+    const bool mine = k == kl && ((pending >> lane) & 1);
+    int64_t sum[3];
+#pragma unroll
+    for (int t = 0; t < 3; ++t) {
+      sum[t] = mine ? d[t] : 0;
+#pragma unroll
+      for (int step = 16; step > 0; step /= 2) // 32 digits below 2^32: the sum fits easily
+        sum[t] += __shfl_xor_sync(0xffffffffu, sum[t], step);
+    }
+    if (lane == leader)
+#pragma unroll
+      for (int t = 0; t < 3; ++t)
+        if (sum[t] != 0)
+          atomicAdd(&s[kl + t], (exact_word)sum[t]);
+    pending &= ~__ballot_sync(0xffffffffu, mine);
   }
-  if (k < 0) // every lane's value is zero
-    return;
-#pragma unroll
-  for (int t = 0; t < 3; ++t)
-#pragma unroll
-    for (int step = 16; step > 0; step /= 2) // 32 digits below 2^32: the sum fits easily
-      d[t] += __shfl_xor_sync(0xffffffffu, d[t], step);
-  if ((threadIdx.x & 31) == 0)
-#pragma unroll
-    for (int t = 0; t < 3; ++t)
-      if (d[t] != 0)
-        atomicAdd(&s[k + t], (exact_word)d[t]);
 }
 
 // A thread's running sum as an unevaluated sum of two doubles, a0 + a1, plus whatever it has
@@ -159,6 +164,25 @@ template <cureduce_dtype IN, int U> struct exact_tile {
       const int hi = (int)(mx >> 24), lo = max((int)((mn + 1u) >> 24), 1);
       if (hi + LOG2W + 1 >= 255 || hi - lo > SPREAD) // also NaN and infinities (field 255)
         return false;
+      if constexpr (P + LOG2W < 24) {
+        // bf16 and f16: when the exponents lie within 24 - p - log2 W of each other (most
+        // tiles of most data), the plain f32 sum is already exact (every partial sum is a
+        // multiple of 2^L below 2^(L + 24)): one addition an element instead of five.
+        if (hi - lo <= 24 - P - LOG2W) {
+          float p0 = -0.0f, p1 = -0.0f;
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+              if (i % 2)
+                p1 = __fadd_rn(p1, v[u][i]);
+              else
+                p0 = __fadd_rn(p0, v[u][i]);
+            }
+          t = (double)__fadd_rn(p0, p1);
+          return true;
+        }
+      }
       // s = 1.5 2^23 u, u = 2^(E - 23 + log2 W), E = hi - 126: exponent field hi + 1 + log2 W.
       const float s = __uint_as_float(((unsigned)(hi + 1 + LOG2W) << 23) | 0x400000u);
       float sh0 = -0.0f, sh1 = -0.0f, sl0 = -0.0f, sl1 = -0.0f;
