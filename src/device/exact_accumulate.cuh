@@ -255,17 +255,26 @@ template <cureduce_dtype IN> struct exact_thread {
 
   template <int U>
   __device__ __forceinline__ void tile(const vec16<storage_t<IN>> (&x)[U], exact_word *block) {
+    using V = vec16<storage_t<IN>>;
 #pragma unroll
     for (int u = 0; u < U; ++u)
       not_neg_zero |= !all_negative_zero<IN>(x[u]);
-    double t;
-    if (exact_tile<IN, U>::sum(x, t)) {
-      pair.add(t, block);
-      return;
-    }
+    // 16-bit inputs check and sum two vectors at a time: their f32 values for four would not
+    // fit the 64 registers the launch bounds allow (they spilled to local memory).
+    constexpr int G = sizeof(storage_t<IN>) == 2 && U % 2 == 0 ? 2 : U;
+    using Part = V[G];
 #pragma unroll
-    for (int u = 0; u < U; ++u) // constant indices: the vectors stay in registers
-      pair = add_elements(x[u], pair, block);
+    for (int g = 0; g < U; g += G) {
+      const Part &part = *reinterpret_cast<const Part *>(&x[g]);
+      double t;
+      if (exact_tile<IN, G>::sum(part, t)) {
+        pair.add(t, block);
+      } else {
+#pragma unroll
+        for (int u = 0; u < G; ++u) // constant indices: the vectors stay in registers
+          pair = add_elements(part[u], pair, block);
+      }
+    }
   }
 
   // The elements of one vector, one by one. Out of line (outside f64 it is the rare path);
