@@ -338,6 +338,51 @@ static void graph_capture_should_replay_exactly(void **state) {
   CUDA_OK(cudaStreamDestroy(s));
 }
 
+/* Bad arguments to the state calls get their status and launch nothing. */
+static void state_calls_should_refuse_bad_arguments(void **state) {
+  (void)state;
+  int64_t *d_state, host_state[CUREDUCE_EXACT_STATE_WORDS] = {0};
+  const size_t bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  CUDA_OK(cudaMalloc((void **)&d_state, bytes + 8));
+  CUDA_OK(cudaMemset(d_state, 0, bytes + 8));
+  const char *in = (const char *)g_in;
+  assert_int_equal(cureduce_exact_accumulate(NULL, CUREDUCE_F32, in, 4, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_accumulate(g_handle, CUREDUCE_I32, in, 4, d_state, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_exact_accumulate(g_handle, (cureduce_dtype)77, in, 4, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_DTYPE);
+  assert_int_equal(cureduce_exact_accumulate(g_handle, CUREDUCE_F32, in, 4, NULL, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_accumulate(g_handle, CUREDUCE_F32, in, 4, host_state, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(
+      cureduce_exact_accumulate(g_handle, CUREDUCE_F32, in, 4, (int64_t *)((char *)d_state + 4), NULL),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate(g_handle, CUREDUCE_F32, in + 1, 4, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate(g_handle, CUREDUCE_F32, g_host, 4, d_state, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_exact_combine(g_handle, d_state, host_state, NULL), CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_exact_combine(g_handle, d_state, NULL, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_finish(g_handle, CUREDUCE_SUM, d_state, CUREDUCE_F64, g_out, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_exact_finish(g_handle, CUREDUCE_SUM_EXACT, d_state, CUREDUCE_I64, g_out, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_exact_finish(g_handle, CUREDUCE_SUM_EXACT, d_state, CUREDUCE_F64, g_host, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(
+      cureduce_exact_finish(g_handle, CUREDUCE_SUM_EXACT, d_state, CUREDUCE_F64, (char *)g_out + 4, NULL),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  CUDA_OK(cudaDeviceSynchronize());
+  int64_t after[CUREDUCE_EXACT_STATE_WORDS + 1];
+  CUDA_OK(cudaMemcpy(after, d_state, bytes + 8, cudaMemcpyDeviceToHost));
+  for (int i = 0; i <= CUREDUCE_EXACT_STATE_WORDS; ++i)
+    if (after[i] != 0)
+      fail_msg("a refused call changed state word %d", i);
+  CUDA_OK(cudaFree(d_state));
+}
+
 static int setup(void **state) {
   (void)state;
   g_max_n = max_n();
@@ -369,6 +414,7 @@ int main(void) {
       cmocka_unit_test(rows_cols_segments_should_match_cpu),
       cmocka_unit_test(split_states_should_give_one_call_bits),
       cmocka_unit_test(graph_capture_should_replay_exactly),
+      cmocka_unit_test(state_calls_should_refuse_bad_arguments),
       cmocka_unit_test(more_than_2pow32_elements_should_match_cpu),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
