@@ -6,12 +6,14 @@
 
 Every function takes ``x`` (a C-contiguous NumPy array of float32, float64, float16,
 bfloat16, float8_e4m3fn, float8_e5m2 -- the last three from ml_dtypes -- int8, int32 or
-int64), ``dim`` (None for the whole array, or one axis, negative counting from the end),
+int64), ``dim`` (None for the whole array, one axis, negative counting from the end, or a tuple of
+adjacent axes),
 ``acc`` (the accumulator dtype as a cureduce or NumPy name; None for the default) and ``out``
 (an array of the result's dtype and shape to write into). The result is an array of the
 accumulator's dtype (int64 indices for argmin and argmax) with the shape of ``x`` without
-``dim``. Bad arguments raise TypeError or ValueError carrying the library's message, and
-nothing is written.
+``dim``; argmin and argmax over several axes give the flat (C-order) index within them. Bad
+arguments raise TypeError or ValueError carrying the library's message, and nothing is
+written.
 
 GPU arrays (PyTorch, CuPy, JAX) are not accepted yet: they raise TypeError.
 """
@@ -68,15 +70,22 @@ def _reduce(op, x, dim, acc, out):
     if dim is None:
         outer, length, inner, shape = 1, x.size, 1, ()
     else:
-        if isinstance(dim, bool) or not isinstance(dim, (int, _np.integer)):
-            raise TypeError("cureduce: dim must be None or an int, got %r" % (dim,))
-        if not -x.ndim <= dim < x.ndim:
-            raise ValueError("cureduce: dim %d is out of range for an array of %d dimensions" % (dim, x.ndim))
-        dim = int(dim) % x.ndim
-        outer = int(_np.prod(x.shape[:dim], dtype=_np.int64))
-        length = x.shape[dim]
-        inner = int(_np.prod(x.shape[dim + 1 :], dtype=_np.int64))
-        shape = x.shape[:dim] + x.shape[dim + 1 :]
+        dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        if not dims:
+            raise ValueError("cureduce: dim=() names no axis; use dim=None for the whole array")
+        for d in dims:
+            if isinstance(d, bool) or not isinstance(d, (int, _np.integer)):
+                raise TypeError("cureduce: dim must be None, an int or a tuple of ints, got %r" % (dim,))
+            if not -x.ndim <= d < x.ndim:
+                raise ValueError("cureduce: dim %d is out of range for an array of %d dimensions" % (d, x.ndim))
+        axes = sorted(int(d) % x.ndim for d in dims)
+        if len(set(axes)) != len(axes) or axes[-1] - axes[0] != len(axes) - 1:
+            raise ValueError("cureduce: the axes of dim=%r must be distinct and adjacent" % (dim,))
+        first, last = axes[0], axes[-1] + 1
+        outer = int(_np.prod(x.shape[:first], dtype=_np.int64))
+        length = int(_np.prod(x.shape[first:last], dtype=_np.int64))
+        inner = int(_np.prod(x.shape[last:], dtype=_np.int64))
+        shape = x.shape[:first] + x.shape[last:]
     res_dtype = _np.dtype(_np.int64) if op in ("argmin", "argmax") else _numpy_dtype(_cureduce.dtype_name(acc_id))
     if out is not None:
         if not isinstance(out, _np.ndarray) or out.dtype != res_dtype or out.shape != shape:

@@ -58,6 +58,20 @@ def test_axes_match_numpy(shape, dim):
         np.testing.assert_array_equal(cureduce.max(x, dim=dim), np.max(x, axis=dim))
 
 
+@pytest.mark.parametrize("dim", [(0, 1), (1, 2), (-1, -2), (0, 1, 2), [2, 1]])
+def test_adjacent_axes_reduce_together(dim):
+    x = data(np.float64, (3, 4, 5))
+    np.testing.assert_allclose(cureduce.sum(x, dim=dim), x.sum(axis=tuple(dim)), rtol=1e-13)
+    np.testing.assert_array_equal(cureduce.max(x, dim=dim), x.max(axis=tuple(dim)))
+
+
+def test_axes_that_are_not_adjacent_or_repeat_are_refused():
+    x = data(np.float64, (3, 4, 5))
+    for dim in [(0, 2), (1, 1), (), (0, 3)]:
+        with pytest.raises(ValueError):
+            cureduce.sum(x, dim=dim)
+
+
 def test_out_is_written_and_returned():
     x = data(np.float32, (4, 9))
     out = np.empty(4, np.float32)
