@@ -65,6 +65,12 @@ def test_adjacent_axes_reduce_together(dim):
     np.testing.assert_array_equal(cureduce.max(x, dim=dim), x.max(axis=tuple(dim)))
 
 
+def test_argmax_over_several_axes_is_the_flat_index_within_them():
+    x = data(np.float32, (3, 4, 5))
+    np.testing.assert_array_equal(cureduce.argmax(x, dim=(1, 2)), np.argmax(x.reshape(3, 20), axis=1))
+    np.testing.assert_array_equal(cureduce.argmin(x, dim=(0, 1)), np.argmin(x.reshape(12, 5), axis=0))
+
+
 def test_axes_that_are_not_adjacent_or_repeat_are_refused():
     x = data(np.float64, (3, 4, 5))
     for dim in [(0, 2), (1, 1), (), (0, 3)]:
