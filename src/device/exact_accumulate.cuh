@@ -111,9 +111,8 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
   return w[0] == LOW && w[1] == P && w[2] == LOW && w[3] == P;
 }
 
-// The f64 sum of U vectors of one thread, and whether it is exact and finite. Nothing here
-// converts an element to f64 (that conversion runs at a quarter of the rate a full-speed sum
-// needs on an H100): elements are added in f32, split so that no addition rounds.
+// The f64 sum of U vectors of one thread, and whether it is exact and finite. Elements are
+// added in f32, split where needed so that no addition rounds; only tile sums become f64.
 //
 // f32, bf16, f16 (as f32 values): with |x| < 2^E for all W elements and 2^L the last bit of the
 // smallest nonzero one, each x splits exactly into hi = (x + s) - s, a multiple of
