@@ -236,9 +236,7 @@ cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype
     return CUREDUCE_ERROR_HOST_POINTER;
   if (n == 0)
     return CUREDUCE_SUCCESS;
-  return cr_launch_exact_accumulate(
-      in_dtype, d_in, n, d_state,
-      (char *)handle->workspace + cr_full_workspace_bytes() - cr_exact_workspace_bytes(), stream);
+  return cr_launch_exact_accumulate(in_dtype, d_in, n, d_state, handle->workspace, stream);
 }
 
 cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state, const int64_t *d_other,
@@ -259,12 +257,9 @@ cureduce_status cureduce_exact_finish(cureduce_handle handle, cureduce_op op, co
                                       cureduce_dtype out_dtype, void *d_out, void *stream) {
   if (!handle)
     return CUREDUCE_ERROR_INVALID_HANDLE;
-  if ((int)op < 0 || op >= CUREDUCE_OP_COUNT)
-    return CUREDUCE_ERROR_INVALID_OP;
-  if ((int)out_dtype < 0 || out_dtype >= CUREDUCE_DTYPE_COUNT)
-    return CUREDUCE_ERROR_INVALID_DTYPE;
-  if (!cr_op_is_exact(op) || !cr_dtype_is_float(out_dtype))
-    return CUREDUCE_ERROR_UNSUPPORTED;
+  const cureduce_status fst = cr_exact_finish_supported(op, out_dtype);
+  if (fst != CUREDUCE_SUCCESS)
+    return fst;
   if (!d_state || !d_out)
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0)

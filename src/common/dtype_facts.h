@@ -15,6 +15,10 @@ int cr_dtype_is_float(cureduce_dtype d);
 /* Whether op is SUM_EXACT or MEAN_EXACT. */
 int cr_op_is_exact(cureduce_op op);
 
+/* Whether an exact state may be finished with op into out_dtype: SUCCESS, or INVALID_OP,
+   INVALID_DTYPE or UNSUPPORTED (op not SUM_EXACT or MEAN_EXACT, out_dtype not a float). */
+cureduce_status cr_exact_finish_supported(cureduce_op op, cureduce_dtype out_dtype);
+
 /* Whether op gives zero for zero elements (the sums) rather than CUREDUCE_EMPTY. */
 int cr_op_empty_is_zero(cureduce_op op);
 

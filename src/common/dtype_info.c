@@ -43,6 +43,17 @@ int cr_op_empty_is_zero(cureduce_op op) {
   return op == CUREDUCE_SUM || op == CUREDUCE_SUMSQ || op == CUREDUCE_SUM_EXACT;
 }
 
+static int dtype_valid(cureduce_dtype d);
+static int op_valid(cureduce_op op);
+
+cureduce_status cr_exact_finish_supported(cureduce_op op, cureduce_dtype out_dtype) {
+  if (!op_valid(op))
+    return CUREDUCE_ERROR_INVALID_OP;
+  if (!dtype_valid(out_dtype))
+    return CUREDUCE_ERROR_INVALID_DTYPE;
+  return cr_op_is_exact(op) && cr_dtype_is_float(out_dtype) ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_UNSUPPORTED;
+}
+
 static int dtype_valid(cureduce_dtype d) { return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT; }
 static int op_valid(cureduce_op op) { return (int)op >= 0 && op < CUREDUCE_OP_COUNT; }
 

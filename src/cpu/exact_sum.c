@@ -7,10 +7,6 @@
 
 #include <stdlib.h>
 
-static int is_float_dtype(cureduce_dtype d) {
-  return (int)d >= 0 && d < CUREDUCE_DTYPE_COUNT && cr_dtype_is_float(d);
-}
-
 /* Add n elements to sa (a float dtype; arguments checked). */
 static cureduce_status accumulate(superacc *sa, cureduce_dtype in, const void *h_in, uint64_t n) {
   double *buf = malloc(CR_DECODE_CHUNK * sizeof *buf);
@@ -62,10 +58,9 @@ cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in
 
 cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
                                               int64_t *h_state) {
-  if ((int)in_dtype < 0 || in_dtype >= CUREDUCE_DTYPE_COUNT)
-    return CUREDUCE_ERROR_INVALID_DTYPE;
-  if (!is_float_dtype(in_dtype))
-    return CUREDUCE_ERROR_UNSUPPORTED;
+  const cureduce_status ok = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
+  if (ok != CUREDUCE_SUCCESS)
+    return ok;
   if (!h_state || (n > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
   superacc *sa = malloc(sizeof *sa);
@@ -94,12 +89,9 @@ cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_ot
 
 cureduce_status cureduce_cpu_exact_finish(cureduce_op op, const int64_t *h_state, cureduce_dtype out_dtype,
                                           void *h_out) {
-  if ((int)op < 0 || op >= CUREDUCE_OP_COUNT)
-    return CUREDUCE_ERROR_INVALID_OP;
-  if ((int)out_dtype < 0 || out_dtype >= CUREDUCE_DTYPE_COUNT)
-    return CUREDUCE_ERROR_INVALID_DTYPE;
-  if (!cr_op_is_exact(op) || !is_float_dtype(out_dtype))
-    return CUREDUCE_ERROR_UNSUPPORTED;
+  const cureduce_status st = cr_exact_finish_supported(op, out_dtype);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
   if (!h_state || !h_out)
     return CUREDUCE_ERROR_NULL_POINTER;
   return finish(h_state, op == CUREDUCE_MEAN_EXACT, out_dtype, h_out);

@@ -43,15 +43,18 @@ cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in, cureduce_d
 
 /* --- Exact sums (SUM_EXACT, MEAN_EXACT; out is the output dtype) ---------------------------- */
 
-/* Device workspace for the one-call exact sum: a state and a ticket, zero on entry and again
-   when a launch ends. */
+/* Device workspace of the exact sums, a region of the full-array workspace (which
+   cr_full_workspace_bytes counts it in): a state and a ticket, zero on entry and again when a
+   launch ends. */
 size_t cr_exact_workspace_bytes(void);
 
-/* The one-call exact sum or mean of n elements into d_out, through the workspace's state. */
+/* The one-call exact sum or mean of n elements into d_out. d_workspace: the full-array
+   workspace, whose exact region holds the state. */
 cureduce_status cr_launch_exact_full(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
                                      uint64_t n, void *d_out, void *d_workspace, void *stream);
 
-/* Add n elements to a caller's state (d_workspace supplies the ticket). */
+/* Add n elements to a caller's state (the ticket is in the exact region of d_workspace, the
+   full-array workspace). */
 cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const void *d_in, uint64_t n, int64_t *d_state,
                                            void *d_workspace, void *stream);
 

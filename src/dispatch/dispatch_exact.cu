@@ -22,8 +22,11 @@ constexpr int BLOCK = 256, UNROLL = 4, BLOCKS_PER_SM = 4;
 // overflow an int64.
 constexpr int MAX_ELEMENTS_LOG2 = 28;
 
-// Workspace: the one-call state, then its ticket.
+// The exact sums' region of the handle's workspace (from cr::full_exact_offset()): the
+// one-call state, then the ticket.
 constexpr size_t STATE_BYTES = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+
+char *exact_region(void *d_workspace) { return static_cast<char *>(d_workspace) + cr::full_exact_offset(); }
 
 int sm_count() {
   int dev = 0, sms = 0;
@@ -92,7 +95,7 @@ extern "C" size_t cr_exact_workspace_bytes(void) { return STATE_BYTES + 256; }
 extern "C" cureduce_status cr_launch_exact_full(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t n, void *d_out, void *d_workspace,
                                                 void *stream) {
-  char *ws = static_cast<char *>(d_workspace);
+  char *ws = exact_region(d_workspace);
   const cr::exact_finish fin{1, op == CUREDUCE_MEAN_EXACT, out, d_out};
   auto *state = reinterpret_cast<exact_word *>(ws);
   auto *ticket = reinterpret_cast<unsigned *>(ws + STATE_BYTES);
@@ -106,7 +109,7 @@ extern "C" cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const v
                                                       int64_t *d_state, void *d_workspace, void *stream) {
   const cr::exact_finish fin{0, 0, CUREDUCE_F64, nullptr};
   auto *state = reinterpret_cast<exact_word *>(d_state);
-  auto *ticket = reinterpret_cast<unsigned *>(static_cast<char *>(d_workspace) + STATE_BYTES);
+  auto *ticket = reinterpret_cast<unsigned *>(exact_region(d_workspace) + STATE_BYTES);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
 #define CALL(D) launch_full<D>(d_in, n, state, ticket, fin, s)
   CR_EXACT_SWITCH(CALL)
@@ -126,10 +129,10 @@ extern "C" cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t 
   return cr::launch_status();
 }
 
-extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
-                                                const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
-                                                void *d_out, void *stream) {
-  const cr::exact_segments_layout S{nullptr, rows, ld, cols};
+// Rows and segments share one kernel: rows are segments whose offsets follow from ld.
+static cureduce_status segments_switch(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                       const void *d_in, const cr::exact_segments_layout &S, void *d_out,
+                                       void *stream) {
   const int mean = op == CUREDUCE_MEAN_EXACT;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
 #define CALL(D) launch_segments<D>(d_in, S, mean, out, d_out, s)
@@ -137,15 +140,17 @@ extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype i
 #undef CALL
 }
 
+extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                                const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                                void *d_out, void *stream) {
+  return segments_switch(op, in, out, d_in, cr::exact_segments_layout{nullptr, rows, ld, cols}, d_out,
+                         stream);
+}
+
 extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                     const void *d_in, uint64_t count,
                                                     const int64_t *d_offsets, void *d_out, void *stream) {
-  const cr::exact_segments_layout S{d_offsets, count, 0, 0};
-  const int mean = op == CUREDUCE_MEAN_EXACT;
-  const cudaStream_t s = static_cast<cudaStream_t>(stream);
-#define CALL(D) launch_segments<D>(d_in, S, mean, out, d_out, s)
-  CR_EXACT_SWITCH(CALL)
-#undef CALL
+  return segments_switch(op, in, out, d_in, cr::exact_segments_layout{d_offsets, count, 0, 0}, d_out, stream);
 }
 
 extern "C" cureduce_status cr_launch_exact_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype out,

@@ -2,8 +2,7 @@
 #include "launch_full.cuh"
 
 extern "C" size_t cr_full_workspace_bytes(void) {
-  // the counter, padded to keep the next user aligned, then the exact sums' state and ticket
-  return cr::full_ticket_offset() + 256 + cr_exact_workspace_bytes();
+  return cr::full_exact_offset() + cr_exact_workspace_bytes();
 }
 
 extern "C" cureduce_status cr_launch_full(cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
@@ -16,9 +15,7 @@ extern "C" cureduce_status cr_launch_full(cureduce_op op, cureduce_dtype in, cur
     CUREDUCE_FOR_EACH_OP(CR_OP_CASE)
 #undef CR_OP_CASE
   case CUREDUCE_SUM_EXACT:
-  case CUREDUCE_MEAN_EXACT:
-    return cr_launch_exact_full(op, in, acc, d_in, n, d_out,
-                                static_cast<char *>(d_workspace) + cr::full_ticket_offset() + 256, stream);
+  case CUREDUCE_MEAN_EXACT: return cr_launch_exact_full(op, in, acc, d_in, n, d_out, d_workspace, stream);
   default: return CUREDUCE_ERROR_INVALID_OP;
   }
 }

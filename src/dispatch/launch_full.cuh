@@ -17,6 +17,9 @@ namespace cr {
 // Workspace layout: the partials, then the ticket counter.
 constexpr size_t FULL_PARTIAL_BYTES = 16; // the widest accumulator value, aligned
 constexpr size_t full_ticket_offset() { return (size_t)FULL_MAX_BLOCKS * FULL_PARTIAL_BYTES; }
+// Then, after the counter (padded to keep the next user aligned), the exact sums' region
+// (dispatch_exact.cu).
+constexpr size_t full_exact_offset() { return full_ticket_offset() + 256; }
 
 // The partition of n elements at address `in` (see reduce_full_single_pass.cuh), and its grid.
 template <int ELEM, int BLOCK, int UNROLL> inline full_layout make_full_layout(const void *in, uint64_t n) {
