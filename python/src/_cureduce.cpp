@@ -54,10 +54,8 @@ int cpu_reduce(int op, int dtype, int acc, bytes_in data, uint64_t outer, uint64
     nb::gil_scoped_release unlocked; // long reductions let other Python threads run
     if (outer * inner == 0)
       st = CUREDUCE_SUCCESS;
-    else if (length == 0)
-      st = (op == CUREDUCE_SUM || op == CUREDUCE_SUMSQ || op == CUREDUCE_SUM_EXACT)
-               ? cureduce_cpu_reduce_rows(o, d, in, outer * inner, 0, 0, a, res)
-               : CUREDUCE_EMPTY;
+    else if (length == 0) // outer * inner empty reductions: sums give 0, the others EMPTY
+      st = cureduce_cpu_reduce_rows(o, d, in, outer * inner, 0, 0, a, res);
     else if (inner == 1)
       st = cureduce_cpu_reduce_rows(o, d, in, outer, length, length, a, res);
     else
