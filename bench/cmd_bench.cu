@@ -21,7 +21,7 @@ using namespace bench;
 
 void bench_usage(FILE *to) {
   fprintf(to,
-          "usage: %s [--quick] [--held] [--out DIR] [--dtype LIST] [--op LIST] [--max-n N]\n"
+          "usage: %s [--quick] [--held] [--out DIR] [--name NAME] [--dtype LIST] [--op LIST] [--max-n N]\n"
           "\n"
           "Sweep n = 2^10, 2^12, ... 2^30 for every (dtype, op, accumulator): validate each result\n"
           "against the CPU reference (the exact sum for sums), then time hot and cold-L2 medians,\n"
@@ -32,6 +32,8 @@ void bench_usage(FILE *to) {
           "  --held        hot batches wait until the host has queued them: GPU time alone,\n"
           "                without the host's launch cost (writes bench_held*, not bench*)\n"
           "  --out DIR     output folder (default ./cureduce-results/<gpu>)\n"
+          "  --name NAME   file names NAME.csv, NAME_summary.txt, NAME_*.png (default bench,\n"
+          "                bench_quick with --quick); e.g. bench_exact for the exact sums' run\n"
           "  --dtype LIST  comma-separated dtypes (default: all)\n"
           "  --op LIST     comma-separated ops (default: all)\n"
           "  --max-n N     largest n (default 2^30)\n"
@@ -51,6 +53,7 @@ struct options {
   bool quick = false;
   bool held = false; // hot batches held until queued (timer::hold)
   std::string out;
+  std::string name; // file stem; empty: bench or bench_quick
   std::vector<cureduce_dtype> dtypes;
   std::vector<cureduce_op> ops;
   uint64_t max_n = 1ull << 30;
@@ -82,6 +85,14 @@ int parse(int argc, char **argv, options &o) {
       if (r < 0)
         return 2;
       o.out = v;
+    } else if ((r = arg_value(argc, argv, &i, "--name", &v))) {
+      if (r < 0)
+        return 2;
+      if (!*v || strchr(v, '/')) {
+        fprintf(stderr, "%s: --name wants a file stem without '/', got '%s'\n", BENCH_NAME, v);
+        return 2;
+      }
+      o.name = v;
     } else if ((r = arg_value(argc, argv, &i, "--max-n", &v))) {
       if (r < 0 || parse_u64("--max-n", v, &o.max_n))
         return 2;
@@ -517,7 +528,8 @@ extern "C" int cmd_bench(int argc, char **argv) {
   const std::string dir = dir_of(o, b.g);
   if (make_dirs(dir))
     return 1;
-  const std::string stem = dir + (o.quick ? "/bench_quick" : "/bench") + (o.held ? "_held" : "");
+  const std::string name = !o.name.empty() ? o.name : o.quick ? "bench_quick" : "bench";
+  const std::string stem = dir + "/" + name + (o.held ? "_held" : "");
   write_csv(stem + ".csv", b);
   summarize(stem + "_summary.txt", b);
   int plot_rc = plot_csv("bench", (stem + ".csv").c_str(), (stem + "_sum.png").c_str());
