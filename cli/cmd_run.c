@@ -125,7 +125,7 @@ static void print_timing(const gpu_timing *t) {
   if (gbs >= 1.0)
     printf(", %.1f GB/s", gbs);
   else if (gbs > 0.0)
-    printf(", %.3g GB/s", gbs); /* a slow middle --axis, or a tiny input */
+    printf(", %.3g GB/s", gbs); /* a tiny input */
   printf("\n");
 }
 

@@ -99,8 +99,8 @@ static int timed_call(const gpu_state *g, const gpu_job *j, int i) {
   return cuda_failed(cudaEventRecord(g->ev[2 * i + 1], g->stream), "cudaEventRecord");
 }
 
-/* GPU_TIMED_CALLS calls, or as few as 3 when one call takes more than 50 ms (a middle --axis
-   of a large array is one launch per outer index), to stay near a second in all. */
+/* GPU_TIMED_CALLS calls, or as few as 3 when one call takes more than 50 ms (an exact sum of
+   adversarial data, or a huge array), to stay near a second in all. */
 static int calls_for(float first_ms) {
   if (first_ms <= 50.0f)
     return GPU_TIMED_CALLS;

@@ -66,41 +66,12 @@ cureduce_status plan_run_cpu(const reduce_plan *p, cureduce_op op, cureduce_dtyp
                              const void *in, void *out) {
   if (p->whole)
     return cureduce_cpu_reduce(op, dtype, in, p->len, acc, out);
-  if (p->inner == 1)
-    return cureduce_cpu_reduce_rows(op, dtype, in, p->outer, p->len, p->len, acc, out);
-  if (p->outputs == 0)
-    return CUREDUCE_SUCCESS; /* also with outer > 0 and inner == 0: no work, however large outer is */
-  if (p->outer == 1)
-    return cureduce_cpu_reduce_cols(op, dtype, in, p->len, p->inner, p->inner, acc, out);
-  const size_t block = (size_t)(p->len * p->inner) * cureduce_dtype_size(dtype);
-  const size_t results = (size_t)p->inner * cureduce_result_size(op, acc);
-  for (uint64_t i = 0; i < p->outer; ++i) {
-    const cureduce_status st = cureduce_cpu_reduce_cols(op, dtype, (const char *)in + i * block, p->len,
-                                                        p->inner, p->inner, acc, (char *)out + i * results);
-    if (st != CUREDUCE_SUCCESS)
-      return st;
-  }
-  return CUREDUCE_SUCCESS;
+  return cureduce_cpu_reduce_axis(op, dtype, in, p->outer, p->len, p->inner, acc, out);
 }
 
 cureduce_status plan_run_gpu(cureduce_handle h, const reduce_plan *p, cureduce_op op, cureduce_dtype dtype,
                              cureduce_dtype acc, const void *d_in, void *d_out, void *stream) {
   if (p->whole)
     return cureduce_reduce(h, op, dtype, d_in, p->len, acc, d_out, stream);
-  if (p->inner == 1)
-    return cureduce_reduce_rows(h, op, dtype, d_in, p->outer, p->len, p->len, acc, d_out, stream);
-  if (p->outputs == 0)
-    return CUREDUCE_SUCCESS;
-  if (p->outer == 1)
-    return cureduce_reduce_cols(h, op, dtype, d_in, p->len, p->inner, p->inner, acc, d_out, stream);
-  const size_t block = (size_t)(p->len * p->inner) * cureduce_dtype_size(dtype);
-  const size_t results = (size_t)p->inner * cureduce_result_size(op, acc);
-  for (uint64_t i = 0; i < p->outer; ++i) {
-    const cureduce_status st =
-        cureduce_reduce_cols(h, op, dtype, (const char *)d_in + i * block, p->len, p->inner, p->inner, acc,
-                             (char *)d_out + i * results, stream);
-    if (st != CUREDUCE_SUCCESS)
-      return st;
-  }
-  return CUREDUCE_SUCCESS;
+  return cureduce_reduce_axis(h, op, dtype, d_in, p->outer, p->len, p->inner, acc, d_out, stream);
 }

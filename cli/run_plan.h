@@ -24,9 +24,8 @@ typedef struct reduce_plan {
    of range. */
 int plan_make(const npy_array *a, const run_options *o, reduce_plan *p);
 
-/* Run the plan: whole -> cureduce_reduce; the last axis (inner == 1) -> reduce_rows; the first
-   (outer == 1) -> reduce_cols; a middle axis -> reduce_cols on each of the outer (len x inner)
-   blocks. Results go to out, p->outputs of cureduce_result_size each, in C order. */
+/* Run the plan: whole -> cureduce_reduce; an axis -> cureduce_reduce_axis over outer x len x
+   inner (one launch). Results go to out, p->outputs of cureduce_result_size each, in C order. */
 cureduce_status plan_run_cpu(const reduce_plan *p, cureduce_op op, cureduce_dtype dtype, cureduce_dtype acc,
                              const void *in, void *out);
 cureduce_status plan_run_gpu(cureduce_handle h, const reduce_plan *p, cureduce_op op, cureduce_dtype dtype,

@@ -233,6 +233,19 @@ CUREDUCE_API cureduce_status cureduce_reduce_segments(cureduce_handle handle, cu
                                                       uint64_t num_segments, const int64_t *d_offsets,
                                                       cureduce_dtype acc_dtype, void *d_out, void *stream);
 
+/* One axis of an N-d array: the C-order array at d_in seen as outer x length x inner elements
+   (the dimensions before the axis multiplied together, the axis, the dimensions after it), and
+   one result per (o, i): out[o * inner + i] = op over d_in[(o * length + k) * inner + i],
+   k = 0 .. length - 1 (arg ops give k). Results are in C order, outer x inner: the array's
+   shape without the axis. A batch of column reductions; inner == 1 is cureduce_reduce_rows and
+   outer == 1 cureduce_reduce_cols, with the same bits. outer * inner == 0 writes nothing and
+   returns SUCCESS; length == 0 makes every reduction empty, as for rows and columns; a shape
+   of 2^63 elements or more is INVALID_VALUE. */
+CUREDUCE_API cureduce_status cureduce_reduce_axis(cureduce_handle handle, cureduce_op op,
+                                                  cureduce_dtype in_dtype, const void *d_in, uint64_t outer,
+                                                  uint64_t length, uint64_t inner, cureduce_dtype acc_dtype,
+                                                  void *d_out, void *stream);
+
 /* --- CPU reductions (the reference and the no-GPU fallback) ------------------------------ */
 
 /* The same contract as cureduce_reduce, on host memory, synchronous. Float sums use pairwise
@@ -254,6 +267,10 @@ CUREDUCE_API cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, curedu
                                                           const void *h_in, uint64_t num_segments,
                                                           const int64_t *h_offsets, cureduce_dtype acc_dtype,
                                                           void *h_out);
+
+CUREDUCE_API cureduce_status cureduce_cpu_reduce_axis(cureduce_op op, cureduce_dtype in_dtype,
+                                                      const void *h_in, uint64_t outer, uint64_t length,
+                                                      uint64_t inner, cureduce_dtype acc_dtype, void *h_out);
 
 /* cureduce_cpu_reduce with CUREDUCE_SUM_EXACT: the exact sum of n float elements rounded
    once into out_dtype (F64, F32 or in_dtype). */

@@ -1,6 +1,7 @@
 // The column kernel's plan (choose_cols_plan in axis_plan.h) stays within what the kernel
-// and the workspace allow, for every shape: the tiles cover the columns and the slices the
-// rows, none empty; tickets and partial slots fit in the axis workspace. On the shapes of
+// and the workspace allow, for every shape and batch of matrices: the tiles cover each
+// matrix's columns and the slices the rows, none empty; tickets and partial slots fit in the
+// axis workspace. On the shapes of
 // `bench --rows` the tile's last block folds at most cols_policy::MAX_TAIL_BYTES of partials,
 // or the tile is already the narrowest. Host code only (axis_plan.h): no GPU needed.
 #include <setjmp.h>
@@ -19,20 +20,21 @@ namespace {
 
 // The invariants of one plan. VEC columns a thread, Cols::BLOCK threads a block, pb bytes a
 // partial.
-template <class Cols, int VEC> void check_plan(uint64_t rows, uint64_t cols, uint64_t pb) {
+template <class Cols, int VEC> void check_plan(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t pb) {
   constexpr uint64_t BLOCK = Cols::BLOCK;
-  const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(rows, cols, pb);
+  const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(batches, rows, cols, pb);
   const uint64_t vecs = cols / VEC;
-  char what[160];
+  char what[200];
   snprintf(what, sizeof what,
-           "rows %llu cols %llu VEC %d partial %llu: tx %llu ty %llu tiles %llu slices %llu",
-           (unsigned long long)rows, (unsigned long long)cols, VEC, (unsigned long long)pb,
-           (unsigned long long)P.tx, (unsigned long long)P.ty, (unsigned long long)P.tiles,
-           (unsigned long long)P.slices);
+           "batches %llu rows %llu cols %llu VEC %d partial %llu: tx %llu ty %llu tiles %llu slices %llu",
+           (unsigned long long)batches, (unsigned long long)rows, (unsigned long long)cols, VEC,
+           (unsigned long long)pb, (unsigned long long)P.tx, (unsigned long long)P.ty,
+           (unsigned long long)P.tiles, (unsigned long long)P.slices);
   if (!(P.tx * P.ty == BLOCK && P.tx >= 1 && P.ty >= 1))
     fail_msg("block shape: %s", what);
-  // Tiles cover the column vectors, and no tile is empty.
-  if (!(P.tiles * P.tx >= vecs && (P.tiles - 1) * P.tx < vecs))
+  // Each matrix's tiles cover its column vectors, no tile is empty, and the grid holds them.
+  if (!(P.batch_tiles * P.tx >= vecs && (P.batch_tiles - 1) * P.tx < vecs &&
+        P.tiles == batches * P.batch_tiles && P.tiles <= 0x7fffffffu))
     fail_msg("tiles: %s", what);
   // Slices cover the rows, none empty; the grid's y dimension holds them.
   if (!(P.slices >= 1 && P.slices <= 65535 && P.slices * P.slice_rows >= rows &&
@@ -42,7 +44,7 @@ template <class Cols, int VEC> void check_plan(uint64_t rows, uint64_t cols, uin
     // One ticket per tile; one partial per slice and column.
     if (P.tiles > cr::AXIS_TICKETS)
       fail_msg("tickets: %s", what);
-    const uint64_t slots = P.slices * cols;
+    const uint64_t slots = P.slices * batches * cols;
     if (slots * pb > cr::AXIS_PARTIAL_SLOTS * cr::AXIS_SLOT_BYTES)
       fail_msg("partial slots %llu: %s", (unsigned long long)slots, what);
   }
@@ -53,10 +55,11 @@ template <class Cols, int VEC> void sweep(uint64_t pb) {
                                  1040, 4096, 4097, 8192, 32768, 65536, 98304, 1048576, 3000017, 16777216};
   const uint64_t col_counts[] = {1,  2,  3,   5,   8,    16,   17,   32,   33,    39,
                                  64, 96, 128, 256, 1000, 1024, 4096, 8192, 65536, 16777216};
-  for (uint64_t r : row_counts)
-    for (uint64_t c : col_counts)
-      if ((c % VEC) == 0 && r * c <= (1ull << 31))
-        check_plan<Cols, VEC>(r, c, pb);
+  for (uint64_t b : {1, 2, 7, 4096})
+    for (uint64_t r : row_counts)
+      for (uint64_t c : col_counts)
+        if ((c % VEC) == 0 && b * r * c <= (1ull << 33))
+          check_plan<Cols, VEC>(b, r, c, pb);
 }
 
 void every_plan_fits_the_kernel_and_workspace(void **) {
@@ -78,7 +81,7 @@ template <class Cols, int VEC> void bench_shapes_fold_within_budget(const char *
   for (const bench::rows_shape &s : bench::ROWS_SHAPES) {
     if (s.rows == 0)
       continue; // the segment mix
-    const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(s.rows, s.cols, 4);
+    const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(1, s.rows, s.cols, 4);
     const uint64_t fold_bytes = P.slices > 1 ? P.slices * P.tx * VEC * 4 : 0;
     printf("%s %llux%llu: tx %llu ty %llu tiles %llu slices %llu (rows %llu), last fold %llu B\n", name,
            (unsigned long long)s.rows, (unsigned long long)s.cols, (unsigned long long)P.tx,

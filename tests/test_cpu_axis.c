@@ -1,6 +1,6 @@
-/* The CPU row, column and segment reductions: which elements each result covers, the index the
- * arg ops give (within the row, column or segment), a leading dimension, empty shapes and
- * segments, and bad arguments. Hand-worked cases. CPU only. */
+/* The CPU row, column, axis and segment reductions: which elements each result covers, the
+ * index the arg ops give (within the row, column, axis or segment), a leading dimension, empty
+ * shapes and segments, and bad arguments. Hand-worked cases. CPU only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,6 +47,47 @@ static void segments_should_follow_the_offsets(void **state) {
   assert_true(idx[0] == 1 && idx[1] == -1 && idx[2] == 3 && idx[3] == 0);
 }
 
+/* A 2 x 3 x 2 array, x[o][k][i] = 100 o + 10 k + i, with one negative entry per (o, i). */
+static const int32_t A[12] = {0, 1, 10, -11, 20, 21, 100, 101, -110, 111, 120, 121};
+
+static void axis_should_reduce_the_middle_axis_of_each_outer_slab(void **state) {
+  (void)state;
+  int64_t sums[4] = {0}, idx[4] = {0};
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 2, 3, 2, CUREDUCE_I64, sums), 0);
+  assert_true(sums[0] == 30 && sums[1] == 11 && sums[2] == 110 && sums[3] == 333);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_ARGMIN, CUREDUCE_I32, A, 2, 3, 2, CUREDUCE_I64, idx), 0);
+  assert_true(idx[0] == 0 && idx[1] == 1 && idx[2] == 1 && idx[3] == 0);
+  /* inner == 1: the rows of a 4 x 3 matrix; outer == 1: the columns of a 6 x 2 one */
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_MAX, CUREDUCE_I32, A, 4, 3, 1, CUREDUCE_I64, idx), 0);
+  assert_true(idx[0] == 10 && idx[1] == 21 && idx[2] == 101 && idx[3] == 121);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 1, 6, 2, CUREDUCE_I64, sums), 0);
+  assert_true(sums[0] == 140 && sums[1] == 344);
+}
+
+static void axis_edge_shapes_and_bad_arguments_should_get_their_status(void **state) {
+  (void)state;
+  int64_t out[4] = {7, 7, 7, 7};
+  /* no outputs: nothing written; length 0: empty reductions */
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_MAX, CUREDUCE_I32, A, 0, 3, 2, CUREDUCE_I64, out), 0);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_MAX, CUREDUCE_I32, A, 2, 3, 0, CUREDUCE_I64, out), 0);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_MAX, CUREDUCE_I32, A, 2, 0, 2, CUREDUCE_I64, out),
+                   CUREDUCE_EMPTY);
+  assert_true(out[0] == 7 && out[3] == 7);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 2, 0, 2, CUREDUCE_I64, out), 0);
+  assert_true(out[0] == 0 && out[1] == 0 && out[2] == 0 && out[3] == 0);
+  out[0] = 7;
+  assert_int_equal(
+      cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 1u << 31, 1u << 31, 4, CUREDUCE_I64, out),
+      CUREDUCE_ERROR_INVALID_VALUE); /* 2^64 elements */
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, NULL, 2, 3, 2, CUREDUCE_I64, out),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 2, 3, 2, CUREDUCE_I64, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 2, 3, 2, CUREDUCE_I8, out),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_true(out[0] == 7);
+}
+
 static void empty_rows_and_columns_should_follow_the_full_reduction(void **state) {
   (void)state;
   float out[3] = {7, 7, 7};
@@ -86,6 +127,8 @@ int main(void) {
       cmocka_unit_test(rows_should_reduce_each_row_within_its_columns),
       cmocka_unit_test(cols_should_reduce_each_column_down_the_rows),
       cmocka_unit_test(segments_should_follow_the_offsets),
+      cmocka_unit_test(axis_should_reduce_the_middle_axis_of_each_outer_slab),
+      cmocka_unit_test(axis_edge_shapes_and_bad_arguments_should_get_their_status),
       cmocka_unit_test(empty_rows_and_columns_should_follow_the_full_reduction),
       cmocka_unit_test(bad_arguments_should_get_their_status),
   };

@@ -1,4 +1,4 @@
-/* Row, column and segment reductions on the GPU (the op named on the command line, every
+/* Row, column, axis and segment reductions on the GPU (the op named on the command line, every
  * supported input and accumulator pair) agree with the CPU reference, result by result, on edge
  * shapes: one row, one column, cols = 1 .. 33, a leading dimension larger than cols (also one
  * that keeps short rows 16-byte aligned), starts that are not 16-byte aligned, rows long enough
@@ -12,7 +12,11 @@
  * and its warps take one to six sets each),
  * columns cut into 32 to 78 slices (32768x128, aligned, and 40000x100 from an odd start, one
  * column a thread),
- * and segment mixes with empty, tiny and huge segments.
+ * segment mixes with empty, tiny and huge segments,
+ * and axes of outer x length x inner arrays: inner 2, 3, 7 (one column a thread, several
+ * outer slabs in one tile's warps), 8 and 128 (packs), long axes cut into slices (4x70001x4,
+ * 2x520x128), more tiles than tickets (10000x65x2: no slices), inner 1 and outer 1 (rows and
+ * columns), length 1 and 0.
  * Each call also runs twice and must give the same bits.
  *
  * CUREDUCE_TEST_MAX_N caps the elements of one case (the sanitizer runs use it). */
@@ -25,8 +29,9 @@
 #include "per_op_test.h"
 
 typedef struct shape {
-  uint64_t rows, cols, ld_extra; /* ld = cols + ld_extra */
+  uint64_t rows, cols, ld_extra; /* ld = cols + ld_extra; for an axis: length, inner, 0 */
   unsigned offset;               /* elements from a 256-byte aligned start */
+  uint64_t outer;                /* an axis only: outer slabs */
 } shape;
 
 static const shape FIXED_SHAPES[] = {
@@ -46,9 +51,15 @@ static unsigned char *g_host, *g_got, *g_again, *g_want, *g_gather;
 static int64_t *g_offsets, *g_d_offsets;
 static uint64_t g_max_n;
 
-enum { ROWS, COLS, SEGMENTS };
+/* outer x length x inner: {length, inner, 0, offset, outer} */
+static const shape AXIS_SHAPES[] = {
+    {1000, 2, 0, 0, 3},  {37, 3, 0, 1, 5},    {1000, 7, 0, 0, 64},  {65, 2, 0, 0, 10000}, {300, 8, 0, 0, 9},
+    {520, 128, 0, 0, 2}, {70001, 4, 0, 0, 4}, {4097, 33, 0, 3, 3},  {300, 1, 0, 0, 2},    {300, 12, 0, 0, 1},
+    {1, 5, 0, 0, 7},     {0, 4, 0, 0, 3},     {4096, 16, 0, 0, 17}, {64, 1024, 0, 0, 40}};
+
+enum { ROWS, COLS, SEGMENTS, AXIS };
 /* Also the parts a CTest entry may run alone (per_op_test.h). */
-static const char *const KIND_NAME[] = {"rows", "cols", "segments", NULL};
+static const char *const KIND_NAME[] = {"rows", "cols", "segments", "axis", NULL};
 
 /* Under a size cap (the sanitizer runs) fewer cases: one data pattern, fewer widths, no
    second run. */
@@ -64,6 +75,8 @@ static cureduce_status gpu_call(int kind, const combo *c, const void *d_in, cons
     st = cureduce_reduce_rows(g_handle, c->op, c->in, d_in, s->rows, s->cols, ld, c->acc, g_out, NULL);
   else if (kind == COLS)
     st = cureduce_reduce_cols(g_handle, c->op, c->in, d_in, s->rows, s->cols, ld, c->acc, g_out, NULL);
+  else if (kind == AXIS)
+    st = cureduce_reduce_axis(g_handle, c->op, c->in, d_in, s->outer, s->rows, s->cols, c->acc, g_out, NULL);
   else
     st = cureduce_reduce_segments(g_handle, c->op, c->in, d_in, segments, g_d_offsets, c->acc, g_out, NULL);
   CUDA_OK(cudaDeviceSynchronize());
@@ -84,6 +97,12 @@ static uint64_t gather(int kind, const combo *c, const shape *s, uint64_t i) {
       memcpy(g_gather + r * size, g_host + (r * ld + i) * size, size);
     return s->rows;
   }
+  if (kind == AXIS) {
+    const uint64_t o = i / s->cols, j = i % s->cols;
+    for (uint64_t k = 0; k < s->rows; ++k)
+      memcpy(g_gather + k * size, g_host + ((o * s->rows + k) * s->cols + j) * size, size);
+    return s->rows;
+  }
   const uint64_t n = (uint64_t)(g_offsets[i + 1] - g_offsets[i]);
   memcpy(g_gather, g_host + g_offsets[i] * size, n * size);
   return n;
@@ -92,7 +111,10 @@ static uint64_t gather(int kind, const combo *c, const shape *s, uint64_t i) {
 static void check_case(int kind, const combo *c, const shape *s, uint64_t segments, uint64_t elements,
                        tu_pattern pat, uint64_t *rng) {
   const size_t size = cureduce_dtype_size(c->in), out_size = cureduce_result_size(c->op, c->acc);
-  const uint64_t outputs = kind == ROWS ? s->rows : kind == COLS ? s->cols : segments;
+  const uint64_t outputs = kind == ROWS   ? s->rows
+                           : kind == COLS ? s->cols
+                           : kind == AXIS ? s->outer * s->cols
+                                          : segments;
   const size_t out_bytes = outputs * out_size;
   tu_fill(c->in, g_host, elements, pat, 8, rng);
   const char *d_in = (const char *)g_in + s->offset * size;
@@ -101,16 +123,17 @@ static void check_case(int kind, const combo *c, const shape *s, uint64_t segmen
   memset(g_want, 0xAB, out_bytes + 16);
   const uint64_t ld = s->cols + s->ld_extra;
   const cureduce_status want_st =
-      kind == ROWS ? cureduce_cpu_reduce_rows(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
-      : kind == COLS
-          ? cureduce_cpu_reduce_cols(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
+      kind == ROWS   ? cureduce_cpu_reduce_rows(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
+      : kind == COLS ? cureduce_cpu_reduce_cols(c->op, c->in, g_host, s->rows, s->cols, ld, c->acc, g_want)
+      : kind == AXIS
+          ? cureduce_cpu_reduce_axis(c->op, c->in, g_host, s->outer, s->rows, s->cols, c->acc, g_want)
           : cureduce_cpu_reduce_segments(c->op, c->in, g_host, segments, g_offsets, c->acc, g_want);
   const cureduce_status got_st = gpu_call(kind, c, d_in, s, segments, out_bytes, g_got);
 
   char where[160];
-  snprintf(where, sizeof where, "%s %llux%llu ld+%llu offset=%u segments=%llu", KIND_NAME[kind],
-           (unsigned long long)s->rows, (unsigned long long)s->cols, (unsigned long long)s->ld_extra,
-           s->offset, (unsigned long long)segments);
+  snprintf(where, sizeof where, "%s %llux%llux%llu ld+%llu offset=%u segments=%llu", KIND_NAME[kind],
+           (unsigned long long)s->outer, (unsigned long long)s->rows, (unsigned long long)s->cols,
+           (unsigned long long)s->ld_extra, s->offset, (unsigned long long)segments);
   if (got_st != want_st)
     fail_msg("%s %s->%s %s: status %d, CPU %d", cureduce_op_name(c->op), cureduce_dtype_name(c->in),
              cureduce_dtype_name(c->acc), where, got_st, want_st);
@@ -192,6 +215,14 @@ static void run_combo(const combo *c) {
       patterns(kind, c, s, 0, elements, &rng);
     }
   }
+  /* Axes of 3-d arrays. */
+  if (g_part < 0 || g_part == AXIS)
+    for (size_t i = 0; i < sizeof AXIS_SHAPES / sizeof AXIS_SHAPES[0]; ++i) {
+      const shape *s = &AXIS_SHAPES[i];
+      const uint64_t elements = s->outer * s->rows * s->cols;
+      if (elements <= g_max_n && elements <= MAX_ELEMS)
+        patterns(AXIS, c, s, 0, elements, &rng);
+    }
   /* Segments: a mix, one segment, all empty, none; starts away from element 0. */
   if (g_part >= 0 && g_part != SEGMENTS)
     return;

@@ -1,4 +1,4 @@
-/* The GPU's exact sums give the CPU's bits: full arrays, rows, columns and segments, every
+/* The GPU's exact sums give the CPU's bits: full arrays, rows, columns, segments and axes, every
  * float input and output dtype, SUM_EXACT and MEAN_EXACT, on adversarial data (exact_patterns.h)
  * at misaligned starts; running states split into chunks, streams and combined states; and
  * more than 2^32 elements.
@@ -95,15 +95,18 @@ static void full_arrays_should_match_cpu(void **state) {
       }
 }
 
-/* Rows, columns and segments of one input against the CPU, for each pattern. */
+/* Rows, columns, segments and the middle axis of one input against the CPU, for each pattern.
+   A shape: rows, cols, ld, and the inner extent of the same rows * ld elements seen as
+   rows x (ld / inner) x inner. */
 static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
-  static const uint64_t SHAPES[][3] = {
-      {1, 1, 1}, {7, 33, 40}, {300, 5, 5}, {3, 70000, 70001}, {1000, 64, 64}};
+  static const uint64_t SHAPES[][4] = {
+      {1, 1, 1, 1}, {7, 33, 40, 5}, {300, 5, 5, 5}, {3, 70000, 70001, 7}, {1000, 64, 64, 4}};
   const size_t size = cureduce_dtype_size(in);
   cureduce_dtype outs[3];
   const int nout = outputs_of(in, outs);
   for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; ++s) {
     const uint64_t rows = SHAPES[s][0], cols = SHAPES[s][1], ld = SHAPES[s][2], total = rows * ld;
+    const uint64_t inner = SHAPES[s][3], length = ld / inner;
     if (total > g_max_n)
       continue;
     ex_fill(in, g_host, total, pat, rng);
@@ -126,8 +129,8 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
     CUDA_OK(cudaMemcpy(d_offsets, offsets, (nseg + 1) * sizeof *offsets, cudaMemcpyHostToDevice));
     for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
       for (int k = 0; k < nout; ++k)
-        for (int axis = 0; axis < 3; ++axis) {
-          const uint64_t count = axis == 0 ? rows : axis == 1 ? cols : nseg;
+        for (int axis = 0; axis < 4; ++axis) {
+          const uint64_t count = axis == 0 ? rows : axis == 1 ? cols : axis == 2 ? nseg : rows * inner;
           const size_t bytes = count * cureduce_dtype_size(outs[k]);
           memset(g_want, 0xAB, bytes);
           CUDA_OK(cudaMemcpy(g_out, g_want, bytes, cudaMemcpyHostToDevice));
@@ -138,9 +141,12 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
           } else if (axis == 1) {
             ws = cureduce_cpu_reduce_cols(OPS[o], in, g_host, rows, cols, ld, outs[k], g_want);
             gs = cureduce_reduce_cols(g_handle, OPS[o], in, g_in, rows, cols, ld, outs[k], g_out, NULL);
-          } else {
+          } else if (axis == 2) {
             ws = cureduce_cpu_reduce_segments(OPS[o], in, g_host, nseg, offsets, outs[k], g_want);
             gs = cureduce_reduce_segments(g_handle, OPS[o], in, g_in, nseg, d_offsets, outs[k], g_out, NULL);
+          } else {
+            ws = cureduce_cpu_reduce_axis(OPS[o], in, g_host, rows, length, inner, outs[k], g_want);
+            gs = cureduce_reduce_axis(g_handle, OPS[o], in, g_in, rows, length, inner, outs[k], g_out, NULL);
           }
           CUDA_OK(cudaDeviceSynchronize());
           CUDA_OK(cudaMemcpy(g_got, g_out, bytes, cudaMemcpyDeviceToHost));
@@ -149,7 +155,8 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
                    cureduce_dtype_name(in), cureduce_dtype_name(outs[k]),
                    axis == 0   ? "rows"
                    : axis == 1 ? "cols"
-                               : "segments",
+                   : axis == 2 ? "segments"
+                               : "axis",
                    (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)ld,
                    EX_PATTERN_NAMES[pat]);
           if (ws != gs)
@@ -160,7 +167,7 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
   }
 }
 
-static void rows_cols_segments_should_match_cpu(void **state) {
+static void rows_cols_segments_axes_should_match_cpu(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 1;
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
@@ -411,7 +418,7 @@ int main(void) {
   (void)tu_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(full_arrays_should_match_cpu),
-      cmocka_unit_test(rows_cols_segments_should_match_cpu),
+      cmocka_unit_test(rows_cols_segments_axes_should_match_cpu),
       cmocka_unit_test(split_states_should_give_one_call_bits),
       cmocka_unit_test(graph_capture_should_replay_exactly),
       cmocka_unit_test(state_calls_should_refuse_bad_arguments),

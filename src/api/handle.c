@@ -146,6 +146,18 @@ static cureduce_status validate_many(cureduce_handle handle, cureduce_op op, cur
   return CUREDUCE_SUCCESS;
 }
 
+/* `outputs` reductions of no elements: zeros for the sums, EMPTY for the other ops. */
+static cureduce_status write_empty(cureduce_op op, cureduce_dtype acc, void *d_out, uint64_t outputs,
+                                   void *stream) {
+  if (!cr_op_empty_is_zero(op))
+    return CUREDUCE_EMPTY;
+  /* all-zero bytes are +0.0 and integer 0 in every accumulator */
+  return cudaMemsetAsync(d_out, 0, outputs * cureduce_result_size(op, acc), (cudaStream_t)stream) ==
+                 cudaSuccess
+             ? CUREDUCE_SUCCESS
+             : CUREDUCE_ERROR_CUDA;
+}
+
 typedef cureduce_status (*matrix_launcher)(cureduce_op, cureduce_dtype, cureduce_dtype, const void *,
                                            uint64_t, uint64_t, uint64_t, void *, void *, void *);
 
@@ -162,15 +174,8 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op, cur
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (outputs == 0)
     return CUREDUCE_SUCCESS;
-  if (length == 0) { /* every reduction is empty */
-    if (!cr_op_empty_is_zero(op))
-      return CUREDUCE_EMPTY;
-    /* all-zero bytes are +0.0 and integer 0 in every accumulator */
-    return cudaMemsetAsync(d_out, 0, outputs * cureduce_result_size(op, acc), (cudaStream_t)stream) ==
-                   cudaSuccess
-               ? CUREDUCE_SUCCESS
-               : CUREDUCE_ERROR_CUDA;
-  }
+  if (length == 0)
+    return write_empty(op, acc, d_out, outputs, stream);
   return launch(op, in_dtype, acc, d_in, rows, cols, ld, d_out, handle->axis_workspace, stream);
 }
 
@@ -186,6 +191,27 @@ cureduce_status cureduce_reduce_cols(cureduce_handle handle, cureduce_op op, cur
                                      cureduce_dtype acc_dtype, void *d_out, void *stream) {
   return reduce_matrix(handle, op, in_dtype, d_in, rows, cols, ld, acc_dtype, d_out, stream, cols, rows,
                        cr_launch_cols);
+}
+
+cureduce_status cureduce_reduce_axis(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
+                                     const void *d_in, uint64_t outer, uint64_t length, uint64_t inner,
+                                     cureduce_dtype acc_dtype, void *d_out, void *stream) {
+  const int outputs = outer > 0 && inner > 0;
+  cureduce_status st =
+      validate_many(handle, op, in_dtype, d_in, outputs && length > 0, &acc_dtype, d_out, (uint64_t)outputs);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!cr_axis_shape_ok(outer, length, inner))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (!outputs)
+    return CUREDUCE_SUCCESS;
+  if (length == 0)
+    return write_empty(op, acc_dtype, d_out, outer * inner, stream);
+  if (inner == 1)
+    return cr_launch_rows(op, in_dtype, acc_dtype, d_in, outer, length, length, d_out, handle->axis_workspace,
+                          stream);
+  return cr_launch_axis(op, in_dtype, acc_dtype, d_in, outer, length, inner, d_out, handle->axis_workspace,
+                        stream);
 }
 
 cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,

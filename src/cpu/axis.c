@@ -1,4 +1,4 @@
-/* Row, column and segment reductions on the CPU: each row, column or segment goes through
+/* Row, column, axis and segment reductions on the CPU: each row, column or segment goes through
  * cureduce_cpu_reduce, so they share its semantics and its order of summation. The reference
  * of the GPU tests and the CLI's path without a GPU. Layer: CPU. */
 #include "cureduce.h"
@@ -87,6 +87,30 @@ cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in, cons
                                (char *)h_out + (j0 + c) * out_size);
   }
   free(block);
+  return st;
+}
+
+/* One column reduction per outer slab (a row reduction when inner == 1): the GPU's grouping. */
+cureduce_status cureduce_cpu_reduce_axis(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t outer,
+                                         uint64_t length, uint64_t inner, cureduce_dtype acc, void *h_out) {
+  cureduce_status st = cureduce_resolve_acc(op, in, acc, &acc);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  const int outputs = outer > 0 && inner > 0;
+  if ((outputs && !h_out) || (outputs && length > 0 && !h_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if (!cr_axis_shape_ok(outer, length, inner))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (!outputs)
+    return CUREDUCE_SUCCESS;
+  if (inner == 1)
+    return cureduce_cpu_reduce_rows(op, in, h_in, outer, length, length, acc, h_out);
+  if (empty_reductions(op, inner, length))
+    return CUREDUCE_EMPTY;
+  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
+  for (uint64_t o = 0; o < outer && st == CUREDUCE_SUCCESS; ++o)
+    st = cureduce_cpu_reduce_cols(op, in, (const char *)h_in + o * length * inner * size, length, inner,
+                                  inner, acc, (char *)h_out + o * inner * out_size);
   return st;
 }
 

@@ -93,17 +93,18 @@ inline uint64_t row_warp_blocks(uint64_t rows, uint64_t rows_per_warp, uint64_t 
   return div_up(div_up(rows, rows_per_warp), block / 32);
 }
 
-// How a column reduction is cut: tiles of tx threads across the columns, ty threads down the
-// rows, and `slices` row slices of slice_rows rows each. A function of the shape, the element
-// size and the partial's size only: it fixes the order of combination.
+// How a column reduction of `batches` matrices is cut: tiles of tx threads across the columns
+// (batch_tiles per matrix, `tiles` in all), ty threads down the rows, and `slices` row slices
+// of slice_rows rows each. A function of the shape, the element size and the partial's size
+// only: it fixes the order of combination.
 struct cols_plan {
-  uint64_t tx, ty, tiles, slices, slice_rows;
+  uint64_t tx, ty, tiles, slices, slice_rows, batch_tiles;
 };
 
 // The plan with tiles of at most max_tx threads across the columns (VEC columns a thread),
 // each thread folding at least min_rows rows before the rows are cut into more slices.
 template <class Cols, int VEC>
-cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows) {
+cols_plan plan_cols(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_rows) {
   constexpr uint64_t BLOCK = Cols::BLOCK, UNROLL = Cols::UNROLL;
   // Tile: up to max_tx threads across the columns; fewer rows per block when there are few
   // rows, more columns instead.
@@ -115,12 +116,13 @@ cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_
     ty = ty_rows;
     tx = BLOCK / ty;
   }
-  const uint64_t tiles = div_up(groups, tx);
+  const uint64_t batch_tiles = div_up(groups, tx);
+  const uint64_t tiles = batches <= UINT64_MAX / batch_tiles ? batches * batch_tiles : UINT64_MAX;
   // Row slices: enough blocks, each thread still folding a fair number of rows, the partials
   // within the workspace, and a ticket for every tile.
   uint64_t slices = div_up(Cols::TARGET_BLOCKS, tiles);
   const uint64_t by_rows = rows / (ty * min_rows);
-  const uint64_t by_slots = AXIS_PARTIAL_SLOTS / cols;
+  const uint64_t by_slots = batches <= AXIS_PARTIAL_SLOTS / cols ? AXIS_PARTIAL_SLOTS / cols / batches : 0;
   if (slices > by_rows)
     slices = by_rows;
   if (slices > by_slots)
@@ -130,19 +132,20 @@ cols_plan plan_cols(uint64_t rows, uint64_t cols, uint64_t max_tx, uint64_t min_
   if (slices < 1 || tiles > AXIS_TICKETS)
     slices = 1;
   const uint64_t slice_rows = div_up(rows, slices);
-  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows};
+  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows, batch_tiles};
 }
 
 // The tile width, from Cols::MAX_TX threads down to Cols::MIN_TX: the widest with enough tiles
 // to need no row slices at all; else the widest whose last block folds at most
 // Cols::MAX_TAIL_BYTES of partials; else the narrowest.
 template <class Cols, int VEC>
-cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes, uint64_t min_rows) {
+cols_plan choose_cols_width(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t partial_bytes,
+                            uint64_t min_rows) {
   const uint64_t widest = Cols::MAX_TX, narrowest = Cols::MIN_TX < widest ? Cols::MIN_TX : widest;
   cols_plan P{}, fits{};
   bool any_fits = false;
   for (uint64_t cap = widest;; cap /= 2) {
-    P = plan_cols<Cols, VEC>(rows, cols, cap, min_rows);
+    P = plan_cols<Cols, VEC>(batches, rows, cols, cap, min_rows);
     if (P.tiles >= Cols::TARGET_BLOCKS)
       return P;
     if (!any_fits && P.slices * P.tx * VEC * partial_bytes <= Cols::MAX_TAIL_BYTES) {
@@ -154,15 +157,16 @@ cols_plan choose_cols_width(uint64_t rows, uint64_t cols, uint64_t partial_bytes
   }
 }
 
-// The plan of a column reduction with partials of partial_bytes: fewer, longer slices
+// The plan of a column reduction (of `batches` matrices) with partials of partial_bytes: fewer, longer slices
 // (Cols::MIN_ROWS_PER_THREAD rows a thread), unless that leaves fewer than Cols::MIN_BLOCKS
 // blocks: then half as many rows a thread.
 template <class Cols, int VEC>
-cols_plan choose_cols_plan(uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
-  const cols_plan P = choose_cols_width<Cols, VEC>(rows, cols, partial_bytes, Cols::MIN_ROWS_PER_THREAD);
+cols_plan choose_cols_plan(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+  const cols_plan P =
+      choose_cols_width<Cols, VEC>(batches, rows, cols, partial_bytes, Cols::MIN_ROWS_PER_THREAD);
   if (P.tiles * P.slices >= Cols::MIN_BLOCKS)
     return P;
-  return choose_cols_width<Cols, VEC>(rows, cols, partial_bytes, Cols::MIN_ROWS_PER_THREAD / 2);
+  return choose_cols_width<Cols, VEC>(batches, rows, cols, partial_bytes, Cols::MIN_ROWS_PER_THREAD / 2);
 }
 
 } // namespace cr

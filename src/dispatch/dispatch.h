@@ -35,6 +35,13 @@ cureduce_status cr_launch_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype
                                uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *d_workspace,
                                void *stream);
 
+/* outer x length x inner (outer, length, inner >= 1, validated): one result per (o, i) at d_out,
+   a batch of outer column reductions of length x inner matrices. cr_launch_cols is the batch
+   of one. */
+cureduce_status cr_launch_axis(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
+                               uint64_t outer, uint64_t length, uint64_t inner, void *d_out,
+                               void *d_workspace, void *stream);
+
 /* Segment reductions (count >= 1): one result per segment at d_out; d_offsets holds count + 1
    non-decreasing element offsets on the device. */
 cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const void *d_in,
@@ -65,11 +72,14 @@ cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64_t *d_other
 cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
                                        void *d_out, void *stream);
 
-/* Rows, columns and segments (arguments as cr_launch_rows, _cols and _segments). */
+/* Rows, columns, axes and segments (arguments as cr_launch_rows, _cols, _axis and _segments). */
 cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
                                      uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *stream);
 cureduce_status cr_launch_exact_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
                                      uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *stream);
+cureduce_status cr_launch_exact_axis(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
+                                     uint64_t outer, uint64_t length, uint64_t inner, void *d_out,
+                                     void *stream);
 cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                          const void *d_in, uint64_t count, const int64_t *d_offsets,
                                          void *d_out, void *stream);

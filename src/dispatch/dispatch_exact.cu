@@ -65,14 +65,14 @@ cureduce_status launch_segments(const void *d_in, cr::exact_segments_layout S, i
 }
 
 template <cureduce_dtype IN>
-cureduce_status launch_cols(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, int mean,
-                            cureduce_dtype out, void *d_out, cudaStream_t stream) {
+cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, int mean, cureduce_dtype out,
+                            void *d_out, cudaStream_t stream) {
   constexpr int WARPS = 8;
-  const uint64_t groups = (cols + 31) / 32, cap = (uint64_t)sm_count() * 8;
+  const uint64_t groups = (C.batches * C.cols + 31) / 32, cap = (uint64_t)sm_count() * 8;
   const unsigned grid = (unsigned)(groups < cap ? groups : cap);
-  cr::exact_cols<IN, WARPS>
-      <<<grid, WARPS * 32, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), rows, cols, ld, mean,
-                                        out, (int)cureduce_dtype_size(out), static_cast<char *>(d_out));
+  cr::exact_cols<IN, WARPS><<<grid, WARPS * 32, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C,
+                                                             mean, out, (int)cureduce_dtype_size(out),
+                                                             static_cast<char *>(d_out));
   return cr::launch_status();
 }
 
@@ -153,12 +153,24 @@ extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dty
   return segments_switch(op, in, out, d_in, cr::exact_segments_layout{d_offsets, count, 0, 0}, d_out, stream);
 }
 
+static cureduce_status cols_switch(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
+                                   const cr::exact_cols_layout &C, void *d_out, void *stream) {
+  const int mean = op == CUREDUCE_MEAN_EXACT;
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_cols<D>(d_in, C, mean, out, d_out, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}
+
 extern "C" cureduce_status cr_launch_exact_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                                 void *d_out, void *stream) {
-  const int mean = op == CUREDUCE_MEAN_EXACT;
-  const cudaStream_t s = static_cast<cudaStream_t>(stream);
-#define CALL(D) launch_cols<D>(d_in, rows, cols, ld, mean, out, d_out, s)
-  CR_EXACT_SWITCH(CALL)
-#undef CALL
+  return cols_switch(op, in, out, d_in, cr::exact_cols_layout{1, rows, cols, ld, 0}, d_out, stream);
+}
+
+extern "C" cureduce_status cr_launch_exact_axis(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
+                                                const void *d_in, uint64_t outer, uint64_t length,
+                                                uint64_t inner, void *d_out, void *stream) {
+  return cols_switch(op, in, out, d_in, cr::exact_cols_layout{outer, length, inner, inner, length * inner},
+                     d_out, stream);
 }

@@ -28,6 +28,14 @@ struct axis_call {
   cudaStream_t stream;
 };
 
+// What an axis launch reduces: rows or columns of `batches` rows x cols matrices with leading
+// dimension ld, each rows * ld elements after the one before (only columns take batches > 1);
+// or `rows` segments at `offsets`.
+struct axis_shape {
+  uint64_t batches, rows, cols, ld;
+  const int64_t *offsets;
+};
+
 // How many blocks of `kernel` (BLOCK threads) the current GPU holds at once, looked up once per
 // kernel and device. Only for a kernel whose result does not depend on its grid: the chunked
 // kernel's chunks are fixed by the data, and any block may take any chunk; the lane-group row
@@ -118,14 +126,14 @@ cureduce_status launch_segments(const axis_call &a, uint64_t count, const int64_
 
 // The column kernel with VEC columns a thread (Cols: a cols_policy), by choose_cols_plan.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, class Cols, int VEC>
-cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
+cureduce_status launch_cols_vec(const axis_call &a, const axis_shape &M) {
   using Op = compare_op<IN, OP, ACC>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
-  const cols_plan P = choose_cols_plan<Cols, VEC>(rows, cols, sizeof(typename Op::T));
+  const cols_plan P = choose_cols_plan<Cols, VEC>(M.batches, M.rows, M.cols, sizeof(typename Op::T));
   if (P.tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
-  const cols_layout L{rows, cols, ld, P.slice_rows, (int)P.tx};
+  const cols_layout L{M.rows, M.cols, M.ld, P.slice_rows, (int)P.tx, (unsigned)P.batch_tiles, M.rows * M.ld};
   const dim3 grid((unsigned)P.tiles, (unsigned)P.slices);
   reduce_cols<IN, ACC, OP, Cols::BLOCK, VEC, Cols::UNROLL, Cols::LAST_VALUES>
       <<<grid, Cols::BLOCK, 0, a.stream>>>(
@@ -135,13 +143,14 @@ cureduce_status launch_cols_vec(const axis_call &a, uint64_t rows, uint64_t cols
   return launch_status();
 }
 
-// Columns: 16-byte packs of columns when every row allows them, else one column per thread.
+// Columns: 16-byte packs of columns when every row allows them (every matrix of a batch then
+// starts on a 16-byte boundary too: rows * ld elements of whole vectors), else one column per
+// thread.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, class Cols>
-cureduce_status launch_cols(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
+cureduce_status launch_cols(const axis_call &a, const axis_shape &M) {
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
-  return rows_are_vectors<ELEM>(a.in, cols, ld)
-             ? launch_cols_vec<IN, ACC, OP, Cols, (int)PACK>(a, rows, cols, ld)
-             : launch_cols_vec<IN, ACC, OP, Cols, 1>(a, rows, cols, ld);
+  return rows_are_vectors<ELEM>(a.in, M.cols, M.ld) ? launch_cols_vec<IN, ACC, OP, Cols, (int)PACK>(a, M)
+                                                    : launch_cols_vec<IN, ACC, OP, Cols, 1>(a, M);
 }
 
 enum axis_kind { AXIS_ROWS, AXIS_COLS, AXIS_SEGMENTS };
@@ -151,7 +160,7 @@ enum axis_kind { AXIS_ROWS, AXIS_COLS, AXIS_SEGMENTS };
 // for columns by element size.
 template <cureduce_op OP>
 cureduce_status select_axis(axis_kind kind, cureduce_dtype in, cureduce_dtype acc_dtype, const axis_call &a,
-                            uint64_t rows, uint64_t cols, uint64_t ld, const int64_t *offsets) {
+                            const axis_shape &M) {
   using Rows = rows_policy;
   using Chunked = chunked_policy;
 // An op that has no meaning in an accumulator (offered<>) is refused here, once, so the launch
@@ -164,9 +173,9 @@ cureduce_status select_axis(axis_kind kind, cureduce_dtype in, cureduce_dtype ac
       using Cols = cols_policy<(int)sizeof(storage_t<CUREDUCE_##IN>)>;                                       \
       switch (kind) {                                                                                        \
       case AXIS_ROWS:                                                                                        \
-          return launch_rows<CUREDUCE_##IN, CUREDUCE_##ACC, OP, Rows, Chunked>(a, rows, cols, ld);           \
-      case AXIS_COLS: return launch_cols<CUREDUCE_##IN, CUREDUCE_##ACC, OP, Cols>(a, rows, cols, ld);        \
-      default: return launch_segments<CUREDUCE_##IN, CUREDUCE_##ACC, OP, Chunked>(a, rows, offsets);         \
+        return launch_rows<CUREDUCE_##IN, CUREDUCE_##ACC, OP, Rows, Chunked>(a, M.rows, M.cols, M.ld);       \
+      case AXIS_COLS: return launch_cols<CUREDUCE_##IN, CUREDUCE_##ACC, OP, Cols>(a, M);                     \
+      default: return launch_segments<CUREDUCE_##IN, CUREDUCE_##ACC, OP, Chunked>(a, M.rows, M.offsets);     \
       }                                                                                                      \
     }                                                                                                        \
   }
@@ -177,8 +186,7 @@ cureduce_status select_axis(axis_kind kind, cureduce_dtype in, cureduce_dtype ac
 
 #define CR_DECLARE_SELECT_AXIS(OPNAME, name)                                                                 \
   extern template cureduce_status select_axis<CUREDUCE_##OPNAME>(axis_kind, cureduce_dtype, cureduce_dtype,  \
-                                                                 const axis_call &, uint64_t, uint64_t,      \
-                                                                 uint64_t, const int64_t *);
+                                                                 const axis_call &, const axis_shape &);
 CUREDUCE_FOR_EACH_OP(CR_DECLARE_SELECT_AXIS)
 #undef CR_DECLARE_SELECT_AXIS
 

@@ -42,26 +42,35 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
-// Columns: lane l of every warp sums column c0 + l over the rows w, w + WARPS, ...; the 32
-// columns' states live side by side in shared memory.
+// Columns of `batches` matrices of rows x cols (leading dimension ld, batch_stride elements
+// apart), numbered across the batch: column v is column v % cols of matrix v / cols.
+struct exact_cols_layout {
+  uint64_t batches, rows, cols, ld, batch_stride;
+};
+
+// Lane l of every warp sums column v0 + l over the rows w, w + WARPS, ...; the 32 columns'
+// states live side by side in shared memory.
 template <cureduce_dtype IN, int WARPS>
 __global__ void __launch_bounds__(WARPS * 32)
-    exact_cols(const storage_t<IN> *__restrict__ in, uint64_t rows, uint64_t cols, uint64_t ld, int mean,
-               cureduce_dtype out_dtype, int out_size, char *__restrict__ out) {
+    exact_cols(const storage_t<IN> *__restrict__ in, exact_cols_layout C, int mean, cureduce_dtype out_dtype,
+               int out_size, char *__restrict__ out) {
   __shared__ exact_word block[32][EXACT_BLOCK_WORDS];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (uint64_t c0 = (uint64_t)blockIdx.x * 32; c0 < cols; c0 += (uint64_t)gridDim.x * 32) {
+  const uint64_t columns = C.batches * C.cols;
+  for (uint64_t v0 = (uint64_t)blockIdx.x * 32; v0 < columns; v0 += (uint64_t)gridDim.x * 32) {
     for (int i = threadIdx.x; i < 32 * EXACT_BLOCK_WORDS; i += WARPS * 32)
       (&block[0][0])[i] = 0;
     __syncthreads();
-    const uint64_t c = c0 + lane;
+    const uint64_t v = v0 + lane;
     exact_pair pair;
     bool not_neg_zero = false;
-    if (c < cols) {
-      for (uint64_t r = warp; r < rows; r += WARPS) {
-        const double v = (double)widen<IN>(in[r * ld + c]);
-        not_neg_zero |= !(v == 0.0 && signbit(v));
-        pair.add(v, block[lane]);
+    if (v < columns) {
+      const uint64_t b = v / C.cols;
+      const storage_t<IN> *col = in + b * C.batch_stride + (v - b * C.cols);
+      for (uint64_t r = warp; r < C.rows; r += WARPS) {
+        const double x = (double)widen<IN>(col[r * C.ld]);
+        not_neg_zero |= !(x == 0.0 && signbit(x));
+        pair.add(x, block[lane]);
       }
       exact_push(block[lane], pair.a0); // one state per lane: no warp-wide flush
       exact_push(block[lane], pair.a1);
@@ -69,12 +78,12 @@ __global__ void __launch_bounds__(WARPS * 32)
         atomicOr(&block[lane][CR_EXACT_NOT_NEG_ZERO], 1ull);
     }
     __syncthreads();
-    if (warp == 0 && c < cols) {
+    if (warp == 0 && v < columns) {
       int64_t s[CR_EXACT_COUNT + 1];
       for (int i = 0; i < CR_EXACT_COUNT; ++i)
         s[i] = (int64_t)block[lane][i];
-      s[CR_EXACT_COUNT] = (int64_t)rows;
-      exact_write_result(s, mean, out_dtype, out + c * out_size);
+      s[CR_EXACT_COUNT] = (int64_t)C.rows;
+      exact_write_result(s, mean, out_dtype, out + v * out_size);
     }
     __syncthreads();
   }

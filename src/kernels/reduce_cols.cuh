@@ -6,6 +6,10 @@
 // before folding any; the TX threads of a row step read one contiguous stretch of the row.
 // The TY values of a column then meet in a tree (shuffles, then shared memory).
 //
+// A batch of such matrices (an axis of an N-d array: outer x length x inner) is laid out along
+// gridDim.x: batch_tiles column tiles per matrix, matrices batch_stride elements apart, results
+// and partials in batch order, so a tile never straddles two matrices.
+//
 // Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
 // Each slice writes its column values to the partials; the last block of a column tile (a
 // device-scope ticket per tile, block_ticket.cuh) folds the slices in slice order and writes
@@ -24,8 +28,10 @@ namespace cr {
 
 struct cols_layout {
   uint64_t rows, cols, ld;
-  uint64_t slice_rows; // rows per slice (gridDim.y slices)
-  int tx;              // threads across the columns of a tile; ty = BLOCK / tx
+  uint64_t slice_rows;   // rows per slice (gridDim.y slices)
+  int tx;                // threads across the columns of a tile; ty = BLOCK / tx
+  unsigned batch_tiles;  // column tiles per matrix of the batch (gridDim.x / batch_tiles matrices)
+  uint64_t batch_stride; // elements from one matrix of the batch to the next
 };
 
 // Fold over ty: thread (tx, 0) gets, for each of its VEC columns, the fold of the values of
@@ -141,7 +147,12 @@ __global__ void __launch_bounds__(BLOCK)
 
   const int TX = L.tx, TY = BLOCK / L.tx;
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
-  const uint64_t col = ((uint64_t)blockIdx.x * TX + tx) * VEC;
+  const unsigned batch = blockIdx.x / L.batch_tiles, tile = blockIdx.x - batch * L.batch_tiles;
+  in += batch * L.batch_stride;
+  out += (uint64_t)batch * L.cols;
+  // The partials of slice q are a row of every matrix's columns: q * slice_stride + base.
+  const uint64_t slice_stride = (uint64_t)(gridDim.x / L.batch_tiles) * L.cols;
+  const uint64_t col = ((uint64_t)tile * TX + tx) * VEC, base = (uint64_t)batch * L.cols + col;
   const bool has_col = col < L.cols; // cols is a multiple of VEC when VEC > 1
   const uint64_t row_begin = blockIdx.y * L.slice_rows;
   const uint64_t row_end = row_begin + L.slice_rows < L.rows ? row_begin + L.slice_rows : L.rows;
@@ -196,7 +207,7 @@ __global__ void __launch_bounds__(BLOCK)
   // before thread 0's release (block_ticket.cuh); a __threadfence here would put a second
   // fence on the tile's finish.
   if (ty == 0 && has_col)
-    store_values(&partials[blockIdx.y * L.cols + col], acc_c);
+    store_values(&partials[blockIdx.y * slice_stride + base], acc_c);
   if (!block_last_arrival(&tickets[blockIdx.x], gridDim.y))
     return;
 
@@ -213,7 +224,7 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
         if (q + b * TY < gridDim.y)
-          load_values_cg(&partials[(q + b * TY) * L.cols + col], p[b]);
+          load_values_cg(&partials[(q + b * TY) * slice_stride + base], p[b]);
 #pragma unroll
       for (int b = 0; b < BATCH; ++b)
         if (q + b * TY < gridDim.y)
