@@ -1,6 +1,7 @@
 // `cureduce-bench --rows`: row, column and segment reductions on the shapes of docs/rows.md, along
-// both axes, against the read roofline and CUB's DeviceSegmentedReduce measured in the same
-// run. Every result is validated against the CPU reference before it is timed.
+// both axes, and the middle axis of 3-d shapes, against the read roofline and CUB's
+// DeviceSegmentedReduce measured in the same run (CUB has no middle-axis call). Every result is
+// validated against the CPU reference before it is timed.
 // Layer: the benchmark tool.
 #include "args.h"
 #include "bench_commands.h"
@@ -18,10 +19,14 @@ namespace {
 
 using namespace bench;
 
-// "4096x4096", or "mix" for the variable-segment mix.
+// "4096x4096", "64x4096x256", or "mix" for the variable-segment mix.
 std::string shape_name(const rows_shape &s) {
-  return s.rows ? std::to_string(s.rows) + "x" + std::to_string(s.cols) : "mix";
+  const std::string outer = s.outer ? std::to_string(s.outer) + "x" : "";
+  return s.rows ? outer + std::to_string(s.rows) + "x" + std::to_string(s.cols) : "mix";
 }
+
+// Axes: 1 one result per row, 0 per column, MID the middle axis of an outer x rows x cols shape.
+constexpr int MID = 2;
 
 struct result_row {
   std::string impl, op, axis;
@@ -29,6 +34,7 @@ struct result_row {
   uint64_t rows, cols;
   double hot, cold, roof_hot, err, cub_hot;
   bool stable;
+  uint64_t outer = 1; // the middle axis: outer x rows x cols
 };
 
 float host_value(cureduce_dtype d, const void *p) {
@@ -81,21 +87,22 @@ struct rows_bench {
     (void)cureduce_resolve_acc(op, d, CUREDUCE_ACC_DEFAULT, &acc);
     const bool seg = s.rows == 0;
     const uint64_t segments = seg ? off.size() - 1 : 0;
-    const uint64_t outputs = seg ? segments : axis == 1 ? s.rows : s.cols;
-    const uint64_t elements = seg ? (uint64_t)off.back() : s.rows * s.cols;
+    const uint64_t outer = axis == MID ? s.outer : 1;
+    const uint64_t outputs = seg ? segments : axis == 1 ? s.rows : outer * s.cols;
+    const uint64_t elements = seg ? (uint64_t)off.back() : outer * s.rows * s.cols;
     const size_t size = cureduce_dtype_size(d), out_size = cureduce_result_size(op, acc);
-    const char *axis_name = seg ? "segments" : axis == 1 ? "1" : "0";
-    fprintf(stderr, "\r%-6s %-5s %8llux%-9llu axis %-8s    ", cureduce_op_name(op), cureduce_dtype_name(d),
-            (unsigned long long)(seg ? segments : s.rows), (unsigned long long)(seg ? elements : s.cols),
-            axis_name);
+    const char *axis_name = seg ? "segments" : axis == 1 ? "1" : axis == MID ? "mid" : "0";
+    fprintf(stderr, "\r%-6s %-5s %-22s axis %-8s    ", cureduce_op_name(op), cureduce_dtype_name(d),
+            shape_name(s).c_str(), axis_name);
 
     void *d_out;
     BENCH_CUDA(cudaMalloc(&d_out, outputs * out_size + 16));
     auto ours = [&] {
       cureduce_status st =
-          seg         ? cureduce_reduce_segments(h, op, d, d_in, segments, d_off, acc, d_out, stream)
-          : axis == 1 ? cureduce_reduce_rows(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream)
-                      : cureduce_reduce_cols(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream);
+          seg           ? cureduce_reduce_segments(h, op, d, d_in, segments, d_off, acc, d_out, stream)
+          : axis == 1   ? cureduce_reduce_rows(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream)
+          : axis == MID ? cureduce_reduce_axis(h, op, d, d_in, outer, s.rows, s.cols, acc, d_out, stream)
+                        : cureduce_reduce_cols(h, op, d, d_in, s.rows, s.cols, s.cols, acc, d_out, stream);
       if (st != CUREDUCE_SUCCESS) {
         fprintf(stderr, "\nreduce failed: %s\n", cureduce_status_string(st));
         exit(1);
@@ -115,6 +122,8 @@ struct rows_bench {
         seg ? cureduce_cpu_reduce_segments(op, d, host.data(), segments, off.data(), ref_acc, want.data())
         : axis == 1
             ? cureduce_cpu_reduce_rows(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data())
+        : axis == MID
+            ? cureduce_cpu_reduce_axis(op, d, host.data(), outer, s.rows, s.cols, ref_acc, want.data())
             : cureduce_cpu_reduce_cols(op, d, host.data(), s.rows, s.cols, s.cols, ref_acc, want.data());
     double err = 0;
     bool ok = st == CUREDUCE_SUCCESS;
@@ -127,10 +136,12 @@ struct rows_bench {
         for (uint64_t i = b; i < b + n; ++i)
           abs_sum[o] += fabs(host_value(d, host.data() + i * size));
       }
-      if (!seg && axis == 0)
-        for (uint64_t r = 0; r < s.rows; ++r)
-          for (uint64_t c = 0; c < s.cols; ++c)
-            abs_sum[c] += fabs(host_value(d, host.data() + (r * s.cols + c) * size));
+      if (!seg && axis != 1)
+        for (uint64_t o = 0; o < outer; ++o)
+          for (uint64_t r = 0; r < s.rows; ++r)
+            for (uint64_t c = 0; c < s.cols; ++c)
+              abs_sum[o * s.cols + c] +=
+                  fabs(host_value(d, host.data() + ((o * s.rows + r) * s.cols + c) * size));
       for (uint64_t o = 0; o < outputs; ++o) {
         float ours_v;
         double w;
@@ -146,9 +157,8 @@ struct rows_bench {
       ok = memcmp(got.data(), want.data(), got.size()) == 0;
     }
     if (!ok || !stable) {
-      fprintf(stderr, "\nWRONG: %s %s %llux%llu axis %s%s\n", cureduce_op_name(op), cureduce_dtype_name(d),
-              (unsigned long long)s.rows, (unsigned long long)s.cols, axis_name,
-              stable ? "" : " (not reproducible)");
+      fprintf(stderr, "\nWRONG: %s %s %s axis %s%s\n", cureduce_op_name(op), cureduce_dtype_name(d),
+              shape_name(s).c_str(), axis_name, stable ? "" : " (not reproducible)");
       ++wrong;
       BENCH_CUDA(cudaFree(d_out));
       return;
@@ -157,15 +167,19 @@ struct rows_bench {
     const double roof_hot = read_roofline_us(t, d_in, elements * size, stream, false, 20);
     const double roof_cold = read_roofline_us(t, d_in, elements * size, stream, true, 10);
     const uint64_t rows_col = seg ? segments : s.rows, cols_col = seg ? elements : s.cols;
-    out_rows.push_back(
-        {"roofline", "read", axis_name, d, d, rows_col, cols_col, roof_hot, roof_cold, roof_hot, 0, 0, true});
-    result_row x{
-        "cureduce", cureduce_op_name(op), axis_name, d, acc, rows_col, cols_col, 0, 0, roof_hot, err, 0,
-        stable};
+    out_rows.push_back({"roofline", "read", axis_name, d, d, rows_col, cols_col, roof_hot, roof_cold,
+                        roof_hot, 0, 0, true, outer});
+    result_row x{"cureduce", cureduce_op_name(op),
+                 axis_name,  d,
+                 acc,        rows_col,
+                 cols_col,   0,
+                 0,          roof_hot,
+                 err,        0,
+                 stable,     outer};
     const double once = t.hot_us(ours, 1, 1);
     x.hot = t.hot_us(ours, reps_for(once, 30.0, 7, 200));
     x.cold = t.cold_us(ours, reps_for(once, 10.0, 5, 20));
-    if (sum) {
+    if (sum && axis != MID) {
       auto cub =
           make_cub_segmented_sum(d, d_in, s.rows, s.cols, axis, seg ? d_off : nullptr, segments, d_out);
       if (cub) {
@@ -207,10 +221,11 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
     exit(1);
   }
   fprintf(f, "gpu,impl,dtype,acc,op,rows,cols,axis,hot_us,cold_us,gbps,roof_fraction,cub_speedup,rel_error,"
-             "roof_hot_us,bitwise_stable\n");
+             "roof_hot_us,bitwise_stable,outer\n");
   fprintf(s,
           "cureduce-bench --rows on %s (hot medians; roof = read roofline time / ours; "
-          "axis 1: one result per row, 0: per column; segments: rows = segments, cols = elements)\n",
+          "axis 1: one result per row, 0: per column, mid: the middle axis of outer x rows x cols; "
+          "segments: rows = segments, cols = elements)\n",
           b.g.name.c_str());
   fputs(hot_timing_line(b.held), s);
   if (b.held)
@@ -220,18 +235,23 @@ void write_outputs(const std::string &dir, const rows_bench &b) {
           "roof", "xCUB");
   int misses = 0, total = 0;
   for (const result_row &x : b.out_rows) {
-    const double bytes = x.axis == "segments" ? (double)x.cols * cureduce_dtype_size(x.dtype)
-                                              : (double)x.rows * x.cols * cureduce_dtype_size(x.dtype);
+    const double bytes = x.axis == "segments"
+                             ? (double)x.cols * cureduce_dtype_size(x.dtype)
+                             : (double)x.outer * x.rows * x.cols * cureduce_dtype_size(x.dtype);
     const double gbps = bytes / (x.hot * 1e3);
     const double roof = x.roof_hot / x.hot, vs_cub = x.cub_hot > 0 ? x.cub_hot / x.hot : 0;
-    fprintf(f, "%s,%s,%s,%s,%s,%llu,%llu,%s,%.3f,%.3f,%.1f,%.4f,%.4f,%.3g,%.3f,%d\n", b.g.name.c_str(),
+    fprintf(f, "%s,%s,%s,%s,%s,%llu,%llu,%s,%.3f,%.3f,%.1f,%.4f,%.4f,%.3g,%.3f,%d,%llu\n", b.g.name.c_str(),
             x.impl.c_str(), cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), x.op.c_str(),
             (unsigned long long)x.rows, (unsigned long long)x.cols, x.axis.c_str(), x.hot, x.cold, gbps, roof,
-            vs_cub, x.err, x.roof_hot, x.stable ? 1 : 0);
+            vs_cub, x.err, x.roof_hot, x.stable ? 1 : 0, (unsigned long long)x.outer);
     if (x.impl != "cureduce")
       continue;
     char shape_s[64];
-    snprintf(shape_s, sizeof shape_s, "%llux%llu", (unsigned long long)x.rows, (unsigned long long)x.cols);
+    if (x.outer > 1)
+      snprintf(shape_s, sizeof shape_s, "%llux%llux%llu", (unsigned long long)x.outer,
+               (unsigned long long)x.rows, (unsigned long long)x.cols);
+    else
+      snprintf(shape_s, sizeof shape_s, "%llux%llu", (unsigned long long)x.rows, (unsigned long long)x.cols);
     const bool target_shape = x.op == "sum" && (x.dtype == CUREDUCE_F32 || x.dtype == CUREDUCE_BF16);
     const double need = x.axis == "segments" ? 0.8 : 0.9;
     const bool miss = target_shape && roof < need;
@@ -262,7 +282,7 @@ std::vector<std::string> split_list(const std::string &list) {
 } // namespace
 
 // Called by cmd_bench for `bench --rows [--held] [--out DIR] [--dtype LIST] [--op LIST]
-// [--shape RxC|mix] [--axis 0|1]` (the last two pick one of the listed shapes or one axis, e.g.
+// [--shape RxC|OxRxC|mix] [--axis 0|1|mid]` (the last two pick one of the listed shapes or one axis, e.g.
 // to profile it; --held times at the GPU's pace and writes bench_rows_held*, as bench --held).
 extern "C" int cmd_bench_rows(int argc, char **argv) {
   std::string out, only_shape;
@@ -317,11 +337,12 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
     } else if ((r = arg_value(argc, argv, &i, "--axis", &v))) {
       if (r < 0)
         return 2;
-      if (strcmp(v, "0") && strcmp(v, "1")) {
-        fprintf(stderr, "%s bench --rows: --axis must be 0 (columns) or 1 (rows), not '%s'\n", BENCH_NAME, v);
+      if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "mid")) {
+        fprintf(stderr, "%s bench --rows: --axis must be 0 (columns), 1 (rows) or mid, not '%s'\n",
+                BENCH_NAME, v);
         return 2;
       }
-      only_axis = v[0] - '0';
+      only_axis = strcmp(v, "mid") ? v[0] - '0' : MID;
     } else {
       fprintf(stderr, "%s bench --rows: unknown argument '%s' (see --help)\n", BENCH_NAME, argv[i]);
       return 2;
@@ -358,9 +379,9 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
     for (const rows_shape &s : ROWS_SHAPES) {
       if (!only_shape.empty() && only_shape != shape_name(s))
         continue;
-      if (only_axis == 0 && !s.rows) // the segment mix has no column form
-        continue;
-      const uint64_t elements = s.rows ? s.rows * s.cols : (uint64_t)off.back();
+      if ((only_axis == 0 && !s.rows) || (only_axis >= 0 && (only_axis == MID) != (s.outer > 0)))
+        continue; // the segment mix has no column form; 3-d shapes only a middle axis
+      const uint64_t elements = s.rows ? (s.outer ? s.outer : 1) * s.rows * s.cols : (uint64_t)off.back();
       const size_t size = cureduce_dtype_size(d);
       void *d_in;
       BENCH_CUDA(cudaMalloc(&d_in, elements * size));
@@ -368,10 +389,15 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
       std::vector<char> host(elements * size);
       BENCH_CUDA(cudaMemcpyAsync(host.data(), d_in, host.size(), cudaMemcpyDeviceToHost, b.stream));
       BENCH_CUDA(cudaStreamSynchronize(b.stream));
-      for (cureduce_op op : ops)
+      for (cureduce_op op : ops) {
+        if (s.outer) {
+          b.run(d, op, s, MID, d_in, host, d_off, off);
+          continue;
+        }
         for (int axis = 1; axis >= (s.rows ? 0 : 1); --axis)
           if (only_axis < 0 || axis == only_axis)
             b.run(d, op, s, axis, d_in, host, d_off, off);
+      }
       BENCH_CUDA(cudaFree(d_in));
     }
   }

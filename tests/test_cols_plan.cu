@@ -74,19 +74,20 @@ void every_plan_fits_the_kernel_and_workspace(void **) {
   }
 }
 
-// The column shapes of `bench --rows`, f32 (VEC 4) and bf16 (VEC 8) into f32 partials: the
-// last block's fold stays within the tail budget unless the tile is the narrowest allowed.
-// Prints the plans.
+// The column and middle-axis shapes of `bench --rows`, f32 (VEC 4, and one column a thread) and
+// bf16 (VEC 8) into f32 partials: the last block's fold stays within the tail budget unless the
+// tile is the narrowest allowed. Prints the plans.
 template <class Cols, int VEC> void bench_shapes_fold_within_budget(const char *name) {
   for (const bench::rows_shape &s : bench::ROWS_SHAPES) {
-    if (s.rows == 0)
-      continue; // the segment mix
-    const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(1, s.rows, s.cols, 4);
+    if (s.rows == 0 || s.cols % VEC != 0)
+      continue; // the segment mix; shapes the kernel runs one column a thread
+    const cr::cols_plan P = cr::choose_cols_plan<Cols, VEC>(s.outer ? s.outer : 1, s.rows, s.cols, 4);
     const uint64_t fold_bytes = P.slices > 1 ? P.slices * P.tx * VEC * 4 : 0;
-    printf("%s %llux%llu: tx %llu ty %llu tiles %llu slices %llu (rows %llu), last fold %llu B\n", name,
-           (unsigned long long)s.rows, (unsigned long long)s.cols, (unsigned long long)P.tx,
-           (unsigned long long)P.ty, (unsigned long long)P.tiles, (unsigned long long)P.slices,
-           (unsigned long long)P.slice_rows, (unsigned long long)fold_bytes);
+    printf("%s %llux%llux%llu: tx %llu ty %llu tiles %llu slices %llu (rows %llu), last fold %llu B\n", name,
+           (unsigned long long)(s.outer ? s.outer : 1), (unsigned long long)s.rows,
+           (unsigned long long)s.cols, (unsigned long long)P.tx, (unsigned long long)P.ty,
+           (unsigned long long)P.tiles, (unsigned long long)P.slices, (unsigned long long)P.slice_rows,
+           (unsigned long long)fold_bytes);
     if (fold_bytes > Cols::MAX_TAIL_BYTES && P.tx > Cols::MIN_TX)
       fail_msg("%s %llux%llu folds %llu bytes in one block", name, (unsigned long long)s.rows,
                (unsigned long long)s.cols, (unsigned long long)fold_bytes);
@@ -96,6 +97,7 @@ template <class Cols, int VEC> void bench_shapes_fold_within_budget(const char *
 void bench_shapes(void **) {
   bench_shapes_fold_within_budget<cr::cols_policy<4>, 4>("f32");
   bench_shapes_fold_within_budget<cr::cols_policy<2>, 8>("bf16");
+  bench_shapes_fold_within_budget<cr::cols_policy<4>, 1>("f32, one column a thread");
 }
 
 } // namespace
