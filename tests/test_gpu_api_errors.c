@@ -90,6 +90,23 @@ static void axis_calls_should_check_their_arguments(void **state) {
   assert_int_equal(cureduce_reduce_segments(h, CUREDUCE_MEAN, CUREDUCE_I32, d_in, 1, host_offsets,
                                             CUREDUCE_I64, d_out, NULL),
                    CUREDUCE_ERROR_UNSUPPORTED);
+  /* the outer x length x inner call */
+  assert_int_equal(cureduce_reduce_axis(NULL, SUM, F32, d_in, 2, 2, 2, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F32, NULL, 2, 2, 2, F32, d_out, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F32, host, 2, 2, 2, F32, d_out, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F32, d_in, 2, 2, 2, F32, host, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F32, d_in, 1ull << 32, 1ull << 32, 2, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* 2^65 elements */
+  assert_int_equal(cureduce_reduce_axis(h, CUREDUCE_ARGMAX, F32, d_in, 2, 0, 2, F32, d_out, NULL),
+                   CUREDUCE_EMPTY);
+  assert_int_equal(
+      cureduce_reduce_axis(h, CUREDUCE_MEAN, CUREDUCE_I32, d_in, 2, 2, 2, CUREDUCE_I64, d_out, NULL),
+      CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F32, NULL, 0, 2, 2, F32, NULL, NULL), CUREDUCE_SUCCESS);
   CUDA_OK(cudaDeviceSynchronize());
   assert_true(read_out() == 42.0f); /* nothing was written by any of them */
 }
