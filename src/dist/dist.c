@@ -1,0 +1,261 @@
+/* The multi-GPU C API (include/cureduce_nccl.h): validation, the dist object and its buffers,
+ * and the order of the steps: local reduction with the single-GPU call, pack, all-gather,
+ * combine (or, for the exact sums, accumulate, all-reduce, finish). Every argument is checked
+ * before anything is launched or any collective is entered. */
+#include "cureduce_nccl.h"
+
+#include "../common/matrix_shape.h"
+#include "launch.h"
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <stdlib.h>
+
+struct cureduce_dist_s {
+  ncclComm_t comm;
+  cureduce_handle handle;
+  int rank, world;
+  uint64_t row_capacity;  /* rows the buffers below hold (1 at creation: a full array) */
+  void *d_local;          /* row_capacity local results, 8 bytes each */
+  cr_dist_partial *d_all; /* world x row_capacity partials, rank-major: the all-gather's buffer */
+  int64_t *d_exact;       /* one exact state */
+  uint64_t *d_count;      /* cureduce_dist_count's word */
+};
+
+static cureduce_status nccl_status(ncclResult_t r) {
+  return r == ncclSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
+}
+
+static int is_device_pointer(const void *p) {
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+static void free_rows(struct cureduce_dist_s *d) {
+  cudaFree(d->d_local);
+  cudaFree(d->d_all);
+  d->d_local = NULL;
+  d->d_all = NULL;
+  d->row_capacity = 0;
+}
+
+/* The row buffers for `rows` rows: 8 bytes of local result and world partials per row. */
+static cureduce_status alloc_rows(struct cureduce_dist_s *d, uint64_t rows) {
+  if (rows > SIZE_MAX / sizeof(cr_dist_partial) / (uint64_t)d->world)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (cudaMalloc(&d->d_local, (size_t)rows * 8) != cudaSuccess ||
+      cudaMalloc((void **)&d->d_all, (size_t)rows * (size_t)d->world * sizeof(cr_dist_partial)) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();
+    free_rows(d);
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  }
+  d->row_capacity = rows;
+  return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_dist_create(cureduce_dist *dist, void *nccl_comm, cureduce_handle handle) {
+  if (!dist)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  *dist = NULL;
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  if (!nccl_comm)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  const ncclComm_t comm = (ncclComm_t)nccl_comm;
+  int rank = 0, world = 0, comm_device = -1, device = -1;
+  if (ncclCommUserRank(comm, &rank) != ncclSuccess || ncclCommCount(comm, &world) != ncclSuccess ||
+      ncclCommCuDevice(comm, &comm_device) != ncclSuccess)
+    return CUREDUCE_ERROR_CUDA;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return CUREDUCE_ERROR_NO_DEVICE;
+  }
+  if (device != comm_device || world < 1)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  struct cureduce_dist_s *d = calloc(1, sizeof *d);
+  if (!d)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  d->comm = comm;
+  d->handle = handle;
+  d->rank = rank;
+  d->world = world;
+  cureduce_status st = alloc_rows(d, 1);
+  if (st == CUREDUCE_SUCCESS &&
+      (cudaMalloc((void **)&d->d_exact, CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)) != cudaSuccess ||
+       cudaMalloc((void **)&d->d_count, sizeof(uint64_t)) != cudaSuccess)) {
+    (void)cudaGetLastError();
+    st = CUREDUCE_ERROR_OUT_OF_MEMORY;
+  }
+  if (st != CUREDUCE_SUCCESS) {
+    (void)cureduce_dist_destroy(d);
+    return st;
+  }
+  *dist = d;
+  return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_dist_destroy(cureduce_dist dist) {
+  if (!dist)
+    return CUREDUCE_SUCCESS;
+  const cudaError_t sync = cudaDeviceSynchronize();
+  free_rows(dist);
+  const cudaError_t freed = cudaFree(dist->d_exact);
+  const cudaError_t freed_count = cudaFree(dist->d_count);
+  free(dist);
+  return sync == cudaSuccess && freed == cudaSuccess && freed_count == cudaSuccess ? CUREDUCE_SUCCESS
+                                                                                   : CUREDUCE_ERROR_CUDA;
+}
+
+cureduce_status cureduce_dist_rank(cureduce_dist dist, int *rank, int *world) {
+  if (!dist)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  if (!rank || !world)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  *rank = dist->rank;
+  *world = dist->world;
+  return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_dist_reserve_rows(cureduce_dist dist, uint64_t max_rows) {
+  if (!dist)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  if (max_rows <= dist->row_capacity)
+    return CUREDUCE_SUCCESS;
+  if (cudaDeviceSynchronize() != cudaSuccess) /* the old buffers may still be in use */
+    return CUREDUCE_ERROR_CUDA;
+  const uint64_t old = dist->row_capacity;
+  free_rows(dist);
+  const cureduce_status st = alloc_rows(dist, max_rows);
+  if (st != CUREDUCE_SUCCESS && alloc_rows(dist, old) != CUREDUCE_SUCCESS)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  return st;
+}
+
+cureduce_status cureduce_dist_count(cureduce_dist dist, uint64_t n_local, uint64_t *n_global, void *stream) {
+  if (!dist)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  if (!n_global)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  cureduce_status st = cr_dist_launch_store_u64(dist->d_count, n_local, stream);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  st = nccl_status(
+      ncclAllReduce(dist->d_count, dist->d_count, 1, ncclUint64, ncclSum, dist->comm, (cudaStream_t)stream));
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  uint64_t total = 0;
+  if (cudaMemcpyAsync(&total, dist->d_count, sizeof total, cudaMemcpyDeviceToHost, (cudaStream_t)stream) !=
+          cudaSuccess ||
+      cudaStreamSynchronize((cudaStream_t)stream) != cudaSuccess)
+    return CUREDUCE_ERROR_CUDA;
+  *n_global = total;
+  return CUREDUCE_SUCCESS;
+}
+
+/* The checks every rank makes before any collective, in cureduce.h's order: handle, op and
+   dtypes, pointers, alignment, device memory. `elements` says whether this rank's d_in will be
+   read, `outputs` whether d_out will be written. */
+static cureduce_status validate(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype, const void *d_in,
+                                int elements, cureduce_dtype *acc, const void *d_out, int outputs) {
+  if (!dist)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  const cureduce_status st = cureduce_resolve_acc(op, in_dtype, *acc, acc);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if ((outputs && !d_out) || (elements && !d_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
+      (uintptr_t)d_out % cureduce_result_size(op, *acc) != 0)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if ((elements && !is_device_pointer(d_in)) || (outputs && !is_device_pointer(d_out)))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  return CUREDUCE_SUCCESS;
+}
+
+/* Exact sums: every rank's exact state, summed as integers over the ranks, rounded once. */
+static cureduce_status reduce_exact(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
+                                    const void *d_in, uint64_t n_local, cureduce_dtype out_dtype, void *d_out,
+                                    void *stream) {
+  const size_t bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  if (cudaMemsetAsync(dist->d_exact, 0, bytes, (cudaStream_t)stream) != cudaSuccess)
+    return CUREDUCE_ERROR_CUDA;
+  cureduce_status st = CUREDUCE_SUCCESS;
+  if (n_local > 0)
+    st = cureduce_exact_accumulate(dist->handle, in_dtype, d_in, n_local, dist->d_exact, stream);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  st = nccl_status(ncclAllReduce(dist->d_exact, dist->d_exact, CUREDUCE_EXACT_STATE_WORDS, ncclInt64, ncclSum,
+                                 dist->comm, (cudaStream_t)stream));
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  return cureduce_exact_finish(dist->handle, op, dist->d_exact, out_dtype, d_out, stream);
+}
+
+/* After the local results are in d_local (when count > 0): pack, all-gather, combine. */
+static cureduce_status gather_and_combine(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
+                                          cureduce_dtype acc, const void *d_in, uint64_t rows, uint64_t ld,
+                                          uint64_t count, void *d_out, void *stream) {
+  cr_dist_partial *mine = dist->d_all + (uint64_t)dist->rank * rows;
+  cureduce_status st =
+      cr_dist_launch_pack(op, in_dtype, acc, d_in, rows, ld, (int64_t)count, dist->d_local, mine, stream);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  /* In place: rank r's rows partials land at d_all + r * rows on every rank. */
+  st = nccl_status(ncclAllGather(mine, dist->d_all, rows * CR_DIST_PARTIAL_WORDS, ncclInt64, dist->comm,
+                                 (cudaStream_t)stream));
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  return cr_dist_launch_combine(op, acc, dist->d_all, dist->world, rows, d_out, stream);
+}
+
+cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
+                                     const void *d_in, uint64_t n_local, uint64_t n_global,
+                                     cureduce_dtype acc_dtype, void *d_out, void *stream) {
+  cureduce_status st = validate(dist, op, in_dtype, d_in, n_local > 0, &acc_dtype, d_out, 1);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (n_local > n_global || n_global > (uint64_t)INT64_MAX)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (n_global == 0) /* the same on every rank: the library's empty rule, no communication */
+    return cureduce_reduce(dist->handle, op, in_dtype, d_in, 0, acc_dtype, d_out, stream);
+  if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
+    return reduce_exact(dist, op, in_dtype, d_in, n_local, acc_dtype, d_out, stream);
+  if (n_local > 0) {
+    st = cureduce_reduce(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, n_local, acc_dtype,
+                         dist->d_local, stream);
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
+  return gather_and_combine(dist, op, in_dtype, acc_dtype, d_in, 1, 0, n_local, d_out, stream);
+}
+
+cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
+                                          const void *d_in, uint64_t rows, uint64_t cols_local, uint64_t ld,
+                                          uint64_t cols_global, cureduce_dtype acc_dtype, void *d_out,
+                                          void *stream) {
+  cureduce_status st =
+      validate(dist, op, in_dtype, d_in, rows > 0 && cols_local > 0, &acc_dtype, d_out, rows > 0);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
+    return CUREDUCE_ERROR_UNSUPPORTED;
+  if (!cr_matrix_shape_ok(rows, cols_local, ld) || cols_local > cols_global ||
+      cols_global > (uint64_t)INT64_MAX || rows > dist->row_capacity)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (rows == 0)
+    return CUREDUCE_SUCCESS;
+  if (cols_global == 0) /* every row empty on every rank: the library's rule */
+    return cureduce_reduce_rows(dist->handle, op, in_dtype, d_in, rows, 0, ld, acc_dtype, d_out, stream);
+  if (cols_local > 0) {
+    st = cureduce_reduce_rows(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, rows, cols_local,
+                              ld, acc_dtype, dist->d_local, stream);
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
+  return gather_and_combine(dist, op, in_dtype, acc_dtype, d_in, rows, ld, cols_local, d_out, stream);
+}
