@@ -45,8 +45,19 @@ cureduce_status cureduce_create(cureduce_handle *handle) {
     return CUREDUCE_ERROR_OUT_OF_MEMORY;
   }
   /* The kernels expect the ticket counter at zero; zeroing all of it also keeps initcheck
-     quiet about the partials. Synchronous, once, here rather than in any reduce call. */
-  if (cudaMemset(h->workspace, 0, bytes) != cudaSuccess) {
+     quiet about the partials. Once, here rather than in any reduce call, on a stream of our
+     own that does not wait for the legacy default stream: a plain cudaMemset would join the
+     legacy stream, which breaks a graph capture under way on a blocking stream. */
+  cudaStream_t zeroing;
+  cudaError_t err = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
+  if (err == cudaSuccess) {
+    err = cudaMemsetAsync(h->workspace, 0, bytes, zeroing);
+    const cudaError_t synced = cudaStreamSynchronize(zeroing);
+    const cudaError_t destroyed = cudaStreamDestroy(zeroing);
+    err = err != cudaSuccess ? err : synced != cudaSuccess ? synced : destroyed;
+  }
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
     (void)cudaFree(h->workspace);
     free(h);
     return CUREDUCE_ERROR_CUDA;
