@@ -20,15 +20,11 @@
 
 #include "cureduce.h"
 
+#include "host_device.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-#if defined(__CUDACC__)
-#define CR_HD __host__ __device__ __forceinline__
-#else
-#define CR_HD static inline
-#endif
 
 #define CR_EXACT_LIMBS 72
 #define CR_EXACT_LIMB_BITS 32

@@ -7,6 +7,7 @@
 #include "cureduce.h"
 
 #include "../common/convert.h"
+#include "../common/float_order.h"
 #include "decode.h"
 
 #include <math.h>
@@ -45,23 +46,6 @@ static double pairwise(const double *v, size_t n, round_fn r) {
   return r(pairwise(v, half, r) + pairwise(v + half, n - half, r));
 }
 
-/* IEEE 754-2019 minimum/maximum: NaN wins, and -0.0 orders below +0.0. */
-static double min_f(double a, double b) {
-  if (isnan(a) || isnan(b))
-    return isnan(a) ? a : b;
-  if (a == b)
-    return signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
-static double max_f(double a, double b) {
-  if (isnan(a) || isnan(b))
-    return isnan(a) ? a : b;
-  if (a == b)
-    return signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
 /* Decode elements [first, first + count) as doubles, whatever the input dtype (integers are
    rounded to nearest when beyond 2^53, as the GPU's conversion does). */
 static void decode_as_double(cureduce_dtype in, const void *h_in, uint64_t first, size_t count, double *buf) {
@@ -96,7 +80,7 @@ static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, 
     transform(op, buf, count, r);
     if (!is_sum_like(op)) {
       for (size_t k = 0; k < count; ++k)
-        acc = op == CUREDUCE_MIN ? min_f(acc, buf[k]) : max_f(acc, buf[k]);
+        acc = op == CUREDUCE_MIN ? cr_float_min(acc, buf[k]) : cr_float_max(acc, buf[k]);
       continue;
     }
     double c = pairwise(buf, count, r);

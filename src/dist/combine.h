@@ -19,6 +19,8 @@
 
 #include "cureduce.h"
 
+#include "../common/float_order.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -26,14 +28,6 @@
 #if defined(__CUDACC__)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#endif
-
-#ifndef CR_HD
-#if defined(__CUDACC__)
-#define CR_HD __host__ __device__ __forceinline__
-#else
-#define CR_HD static inline
-#endif
 #endif
 
 #define CR_DIST_PARTIAL_WORDS 3
@@ -148,23 +142,6 @@ CR_HD int64_t cr_dist_load_int(cureduce_dtype acc, const void *p) {
 CR_HD void cr_dist_set_key_float(cr_dist_partial *p, double x) { memcpy(&p->value, &x, sizeof x); }
 CR_HD void cr_dist_set_key_int(cr_dist_partial *p, int64_t x) { p->value = x; }
 
-/* The library's IEEE 754-2019 minimum and maximum: NaN wins, -0.0 orders below +0.0. */
-CR_HD double cr_dist_min(double a, double b) {
-  if (isnan(a) || isnan(b))
-    return isnan(a) ? a : b;
-  if (a == b)
-    return signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
-CR_HD double cr_dist_max(double a, double b) {
-  if (isnan(a) || isnan(b))
-    return isnan(a) ? a : b;
-  if (a == b)
-    return signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
 /* ARGMIN/ARGMAX: the global index (elements of lower ranks + local index) of the first winner.
    A later rank replaces the best only when strictly better, so ties keep the lowest global
    index; a NaN beats any number and, once found, is kept (the first NaN's index). */
@@ -244,7 +221,7 @@ CR_HD void cr_dist_combine_float(cureduce_op op, cureduce_dtype acc, const cr_di
     else if (total == 0)
       best = v;
     else
-      best = op == CUREDUCE_MIN ? cr_dist_min(best, v) : cr_dist_max(best, v);
+      best = op == CUREDUCE_MIN ? cr_float_min(best, v) : cr_float_max(best, v);
     total += q->count;
   }
   if (total == 0) { /* no elements anywhere: the library's empty sum, else nothing */
