@@ -10,7 +10,6 @@ Needs a CUDA GPU, PyTorch, and the cureduce package: installed (pip install .) o
 the build folder given by --build (its python/ folder is put first on the path)."""
 import argparse
 import os
-import statistics
 import sys
 
 import torch
@@ -18,31 +17,14 @@ import torch
 DTYPE_NAMES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16", torch.int8: "i8",
                torch.float8_e4m3fn: "e4m3"}
 
-# GPU cycles the spin kernel waits per call enqueued behind it: about 100 us at 1.5 to 2 GHz,
-# several times Python's overhead per call.
-HOLD_CYCLES_PER_CALL = 200_000
 
+def timed(fn):
+    """Hot median per call at the GPU's pace: 7 reps of 100 calls queued behind a spin kernel
+    (cureduce.bench.held_batch_us). One call a rep timed the host instead: bf16 65536x128 rows
+    read 101 us against 6.5 us from the CLI's bench."""
+    from cureduce.bench import held_batch_us  # importable once main() has found the package
 
-def timed(fn, reps=7, batch=100):
-    """Hot median per call, device-paced: each rep enqueues `batch` back-to-back calls behind a
-    spin kernel (torch.cuda._sleep) that holds the GPU while Python enqueues them, so the events
-    time the GPU work and not Python's call overhead (tens of microseconds, more than a small
-    reduction takes). One call a rep timed the host instead: bf16 65536x128 rows read 101 us
-    against 6.5 us from the CLI's bench."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(HOLD_CYCLES_PER_CALL * batch)
-        a.record()
-        for _ in range(batch):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1000.0 / batch)
-    return statistics.median(times)
+    return held_batch_us(fn, 100, 7)
 
 
 def main():

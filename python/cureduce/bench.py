@@ -33,9 +33,13 @@ HOST_OVERHEAD_LIMIT_US = 3.0
 
 
 def gpu_paced_us(fn, nbytes, reps):
-    """Median GPU time per call: each repeat queues a batch of calls behind a spin kernel that
+    """Median GPU time per call, batches of about 20 ms of reading nbytes (held_batch_us)."""
+    return held_batch_us(fn, max(3, min(100, int(20e-3 / max(nbytes / 2.5e12, 1e-7)))), reps)
+
+
+def held_batch_us(fn, batch, reps):
+    """Median GPU time per call: each repeat queues `batch` calls behind a spin kernel that
     holds the GPU while Python queues them, so the events time the GPU work, not the host."""
-    batch = max(3, min(100, int(20e-3 / max(nbytes / 2.5e12, 1e-7))))
     for _ in range(3):
         fn()
     torch.cuda.synchronize()

@@ -46,6 +46,20 @@ struct Call {
   void *out;
 };
 
+// A call from the Python layer's integers and addresses.
+Call make_call(int op, int dtype, int acc, int layout, uintptr_t data, uint64_t a, uint64_t b, uint64_t c,
+               uintptr_t out) {
+  return Call{static_cast<cureduce_op>(op),
+              static_cast<cureduce_dtype>(dtype),
+              static_cast<cureduce_dtype>(acc),
+              layout,
+              reinterpret_cast<const void *>(data),
+              a,
+              b,
+              c,
+              reinterpret_cast<void *>(out)};
+}
+
 cureduce_status run_cpu(const Call &k) {
   switch (k.layout) {
   case FULL: return cureduce_cpu_reduce(k.op, k.dtype, k.in, k.a, k.acc, k.out);
@@ -86,15 +100,7 @@ Outcome prepare_gpu(int device, cudaStream_t stream, cureduce_handle *h) {
 // on `stream` of that device (asynchronous: nothing waits for the kernel).
 void reduce_ptr(int op, int dtype, int acc, int layout, uintptr_t data, uint64_t a, uint64_t b, uint64_t c,
                 uintptr_t out, int device, uintptr_t stream) {
-  const Call k{static_cast<cureduce_op>(op),
-               static_cast<cureduce_dtype>(dtype),
-               static_cast<cureduce_dtype>(acc),
-               layout,
-               reinterpret_cast<const void *>(data),
-               a,
-               b,
-               c,
-               reinterpret_cast<void *>(out)};
+  const Call k = make_call(op, dtype, acc, layout, data, a, b, c, out);
   Outcome result;
   {
     nb::gil_scoped_release unlocked; // other Python threads run meanwhile
@@ -121,15 +127,7 @@ void reduce_ptr(int op, int dtype, int acc, int layout, uintptr_t data, uint64_t
 // hand), averaged over `calls` calls in a C++ loop: what the Python layer is measured against.
 double c_call_seconds(int op, int dtype, int acc, int layout, uintptr_t data, uint64_t a, uint64_t b,
                       uint64_t c, uintptr_t out, int device, uintptr_t stream, int calls) {
-  const Call k{static_cast<cureduce_op>(op),
-               static_cast<cureduce_dtype>(dtype),
-               static_cast<cureduce_dtype>(acc),
-               layout,
-               reinterpret_cast<const void *>(data),
-               a,
-               b,
-               c,
-               reinterpret_cast<void *>(out)};
+  const Call k = make_call(op, dtype, acc, layout, data, a, b, c, out);
   Outcome result;
   double seconds = 0.0;
   {
@@ -166,7 +164,7 @@ void cpu_reduce(int op, int dtype, int acc, bytes_in data, uint64_t outer, uint6
   cureduce_status st;
   {
     nb::gil_scoped_release unlocked; // long reductions let other Python threads run
-    st = cureduce_cpu_reduce_axis(o, d, data.data(), outer, length, inner, a, out.data());
+    st = run_cpu(Call{o, d, a, AXIS, data.data(), outer, length, inner, out.data()});
   }
   if (st != CUREDUCE_SUCCESS)
     raise_status(st, op_label(op));

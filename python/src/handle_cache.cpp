@@ -69,10 +69,11 @@ void CUDART_CB release_captured(void *p) {
   delete owned;
 }
 
-// A spare handle of `device`, or a new one. cureduce_create's cudaMalloc and cudaMemset are
-// "unsafe" calls under global capture mode: on a capturing stream, or while any thread captures
-// in that mode, they would fail and invalidate the capture. Relaxed mode lets them run; this
-// is how PyTorch's caching allocator calls cudaMalloc during capture too.
+// A spare handle of `device`, or a new one. cureduce_create's cudaMalloc, and the wait for its
+// own zeroing stream, are "unsafe" calls under global capture mode: on a capturing stream, or
+// while any thread captures in that mode, they would fail and invalidate the capture. Relaxed
+// mode lets them run; this is how PyTorch's caching allocator calls cudaMalloc during capture
+// too.
 cureduce_status new_handle(int device, cureduce_handle *h) {
   Cache &c = cache();
   {
