@@ -1,7 +1,7 @@
 /* The GPU's exact sums give the CPU's bits: full arrays, rows, columns, segments and axes, every
  * float input and output dtype, SUM_EXACT and MEAN_EXACT, on adversarial data (exact_patterns.h)
- * at misaligned starts; running states split into chunks, streams and combined states; and
- * more than 2^32 elements.
+ * at misaligned starts; running states split into chunks, streams and combined states; random
+ * states rounded on both; and more than 2^32 elements.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). */
 #include <setjmp.h>
@@ -253,6 +253,75 @@ static void split_states_should_give_one_call_bits(void **state) {
   CUDA_OK(cudaStreamDestroy(s2));
 }
 
+/* A random state: limbs over a span of 1 to 40 (the GPU rounds spans up to about 22 with a
+   whole warp and wider ones with one thread), each below 2^34 in magnitude and of either
+   sign (so the rounding carries, borrows and negates), sometimes zero; counts from 1 to
+   2^63 - 1 (a mean divides by them; 2^32 and more take the one-thread path); now and then a
+   flag. */
+static void random_state(int64_t *w, uint64_t *rng) {
+  memset(w, 0, CUREDUCE_EXACT_STATE_WORDS * sizeof *w);
+  const int wide = tu_next(rng) % 8 == 0;
+  const int span = 1 + (int)(tu_next(rng) % (wide ? 40 : 8));
+  const int bottom = (int)(tu_next(rng) % (uint64_t)(72 - span + 1));
+  const int64_t scale = (int64_t)1 << (tu_next(rng) % 35);
+  for (int i = bottom; i < bottom + span; ++i)
+    if (tu_next(rng) % 4 != 0)
+      w[i] = (int64_t)(tu_next(rng) % (uint64_t)scale) * (tu_next(rng) % 3 == 0 ? -1 : 1);
+  if (tu_next(rng) % 16 == 0) /* cancels to exactly zero, or to one unit */
+    for (int i = bottom; i < bottom + span; ++i)
+      w[i] = 0;
+  const uint64_t counts[] = {1, 3, 1000, 0xffffffffu, 0x100000000u, 0x7fffffffffffffffu};
+  w[76] = (int64_t)(tu_next(rng) % 2 ? counts[tu_next(rng) % 6] : 1 + tu_next(rng) % 100000);
+  w[75] = (int64_t)(tu_next(rng) % 2); /* not only -0.0 */
+  if (tu_next(rng) % 32 == 0)
+    w[72 + tu_next(rng) % 3] = 1; /* NaN, +inf or -inf */
+}
+
+/* Random states (random_state) rounded by the GPU (cureduce_exact_finish) and the CPU: every
+   float output, sums and means. */
+static void random_states_should_round_as_on_the_cpu(void **state) {
+  (void)state;
+  static const cureduce_dtype OUTS[] = {CUREDUCE_F64,  CUREDUCE_F32,     CUREDUCE_F16,
+                                        CUREDUCE_BF16, CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2};
+  enum { STATES = 4000, NOUT = sizeof OUTS / sizeof *OUTS };
+  uint64_t rng = tu_seed() + 5;
+  const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  int64_t *h_states = malloc(STATES * state_bytes), *d_states;
+  assert_non_null(h_states);
+  for (int s = 0; s < STATES; ++s)
+    random_state(h_states + (size_t)s * CUREDUCE_EXACT_STATE_WORDS, &rng);
+  CUDA_OK(cudaMalloc((void **)&d_states, STATES * state_bytes));
+  CUDA_OK(cudaMemcpy(d_states, h_states, STATES * state_bytes, cudaMemcpyHostToDevice));
+  unsigned char *d_out = g_out, *got = g_got;
+  for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o) {
+    for (int s = 0; s < STATES; ++s)
+      for (int k = 0; k < NOUT; ++k)
+        assert_int_equal(cureduce_exact_finish(g_handle, OPS[o],
+                                               d_states + (size_t)s * CUREDUCE_EXACT_STATE_WORDS, OUTS[k],
+                                               d_out + ((size_t)s * NOUT + k) * 8, NULL),
+                         CUREDUCE_SUCCESS);
+    CUDA_OK(cudaMemcpy(got, d_out, (size_t)STATES * NOUT * 8, cudaMemcpyDeviceToHost));
+    for (int s = 0; s < STATES; ++s)
+      for (int k = 0; k < NOUT; ++k) {
+        const int64_t *w = h_states + (size_t)s * CUREDUCE_EXACT_STATE_WORDS;
+        unsigned char want[8] = {0};
+        assert_int_equal(cureduce_cpu_exact_finish(OPS[o], w, OUTS[k], want), CUREDUCE_SUCCESS);
+        char what[160];
+        int b = -1, t = -1;
+        for (int i = 0; i < 72; ++i)
+          if (w[i] != 0) {
+            b = b < 0 ? i : b;
+            t = i;
+          }
+        snprintf(what, sizeof what, "state %d (limbs %d..%d, count %lld) %s->%s", s, b, t, (long long)w[76],
+                 cureduce_op_name(OPS[o]), cureduce_dtype_name(OUTS[k]));
+        expect_same(got + ((size_t)s * NOUT + k) * 8, want, cureduce_dtype_size(OUTS[k]), what);
+      }
+  }
+  CUDA_OK(cudaFree(d_states));
+  free(h_states);
+}
+
 /* 2^32 + 4099 elements: a block of 2^20 finite values repeated, whose CPU state is scaled by
    the number of repeats (integer words multiply exactly). e4m3 and bf16. */
 static void more_than_2pow32_elements_should_match_cpu(void **state) {
@@ -420,6 +489,7 @@ int main(void) {
       cmocka_unit_test(full_arrays_should_match_cpu),
       cmocka_unit_test(rows_cols_segments_axes_should_match_cpu),
       cmocka_unit_test(split_states_should_give_one_call_bits),
+      cmocka_unit_test(random_states_should_round_as_on_the_cpu),
       cmocka_unit_test(graph_capture_should_replay_exactly),
       cmocka_unit_test(state_calls_should_refuse_bad_arguments),
       cmocka_unit_test(more_than_2pow32_elements_should_match_cpu),

@@ -123,22 +123,28 @@ CR_HD cr_exact_format cr_exact_format_of(cureduce_dtype d) {
   return f;
 }
 
-/* Bits [lo, lo + count) (count <= 60) of a magnitude held in normalized digits m[0 .. len). */
-CR_HD uint64_t cr_exact_bits_at(const int64_t *m, int len, int lo, int count) {
-  const int j = lo / CR_EXACT_LIMB_BITS, s = lo % CR_EXACT_LIMB_BITS;
+/* Digit i of a magnitude whose digits outside [lo, hi] are zero (those are never stored). */
+CR_HD uint64_t cr_exact_digit(const int64_t *m, int lo, int hi, int i) {
+  return i >= lo && i <= hi ? (uint64_t)m[i] : 0u;
+}
+
+/* Bits [pos, pos + count) (count <= 60) of a magnitude held in normalized digits m[lo .. hi]
+   (all others zero). */
+CR_HD uint64_t cr_exact_bits_at(const int64_t *m, int lo, int hi, int pos, int count) {
+  const int j = pos / CR_EXACT_LIMB_BITS, s = pos % CR_EXACT_LIMB_BITS;
   unsigned __int128 v = 0;
   for (int t = 2; t >= 0; --t)
-    v = (v << CR_EXACT_LIMB_BITS) | (j + t < len ? (uint64_t)m[j + t] : 0u);
+    v = (v << CR_EXACT_LIMB_BITS) | cr_exact_digit(m, lo, hi, j + t);
   return (uint64_t)(v >> s) & ((((uint64_t)1) << count) - 1);
 }
 
-/* Whether any bit below position pos is set (digits below `first` are zero). */
-CR_HD int cr_exact_any_below(const int64_t *m, int first, int pos) {
+/* Whether any bit below position pos is set in digits m[lo .. hi] (all others zero). */
+CR_HD int cr_exact_any_below(const int64_t *m, int lo, int hi, int pos) {
   const int j = pos / CR_EXACT_LIMB_BITS, s = pos % CR_EXACT_LIMB_BITS;
-  for (int i = first; i < j; ++i)
+  for (int i = lo; i < j && i <= hi; ++i)
     if (m[i] != 0)
       return 1;
-  return s > 0 && (m[j] & ((CR_EXACT_DIGIT - 1) >> (CR_EXACT_LIMB_BITS - s))) != 0;
+  return s > 0 && (cr_exact_digit(m, lo, hi, j) & ((CR_EXACT_DIGIT - 1) >> (CR_EXACT_LIMB_BITS - s))) != 0;
 }
 
 /* Position of the highest set bit of a nonzero 32-bit digit. */
@@ -152,34 +158,38 @@ CR_HD int cr_exact_msb32(uint32_t x) {
   return r;
 }
 
+/* The lowest and highest nonzero limbs of a state (-1 and -1 when every limb is zero). */
+CR_HD void cr_exact_range(const int64_t *w, int *bottom, int *top) {
+  *bottom = -1;
+  *top = -1;
+  for (int i = 0; i < CR_EXACT_LIMBS; ++i)
+    if (w[i] != 0) {
+      *bottom = *bottom < 0 ? i : *bottom;
+      *top = i;
+    }
+}
+
 /* The state's sum (mean = 0) or its sum divided by its count (mean = 1), rounded to nearest,
    ties to even, once, to format f, as a double that holds that value exactly (or +-inf or
    NaN: the caller encodes infinity as NaN for a format without one). The count must be
-   positive for a mean. */
-CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
+   positive for a mean. bottom and top are the state's cr_exact_range: only those limbs and
+   the few around them are worked on (a handful in real data), so the GPU, which finds the
+   range with a warp, keeps its one rounding thread quick. */
+CR_HD double cr_exact_value_in(const int64_t *w, int bottom, int top, int mean, cr_exact_format f) {
   if (w[CR_EXACT_NAN] > 0 || (w[CR_EXACT_POS_INF] > 0 && w[CR_EXACT_NEG_INF] > 0))
     return NAN;
   if (w[CR_EXACT_POS_INF] > 0 || w[CR_EXACT_NEG_INF] > 0)
     return w[CR_EXACT_POS_INF] > 0 ? INFINITY : -INFINITY;
 
-  /* Only the nonzero limbs and the three above them (which receive their carries) are
-     worked on: a handful in real data, so the GPU's one rounding thread stays quick. */
-  int bottom = -1, top = -1;
-  for (int i = 0; i < CR_EXACT_LIMBS; ++i)
-    if (w[i] != 0) {
-      bottom = bottom < 0 ? i : bottom;
-      top = i;
-    }
   const double zero = (w[CR_EXACT_COUNT] > 0 && w[CR_EXACT_NOT_NEG_ZERO] == 0) ? -0.0 : 0.0;
   if (top < 0)
     return zero;
   /* m[0] is a fraction limb (weight 2^(-1074 - 32)) for the mean's quotient; m[i + 1] holds
      limb i. Limbs below 2^62 in magnitude carry less than 2^31 out of the top one and then at
-     most one more: three limbs above it hold the whole carry and the sign. */
+     most one more: three limbs above it hold the whole carry and the sign. Only digits
+     [low, end] are ever stored; the others are zero. */
   enum { M = CR_EXACT_LIMBS + 1, LSB = CR_EXACT_LSB_EXP - CR_EXACT_LIMB_BITS };
   int64_t m[M];
-  for (int i = 0; i < M; ++i)
-    m[i] = 0;
   const int first = bottom + 1, end = top + 4 < M - 1 ? top + 4 : M - 1;
   for (int i = first; i <= end; ++i)
     m[i] = i - 1 < CR_EXACT_LIMBS ? w[i - 1] : 0;
@@ -192,12 +202,12 @@ CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
     sign = -1.0;
   }
   int hi = end;
-  while (hi > 0 && m[hi] == 0)
+  while (hi >= first && m[hi] == 0)
     --hi;
-  if (hi == 0)
+  if (hi < first)
     return zero;
 
-  int sticky = 0, low = first; /* digits below `low` are zero */
+  int sticky = 0, low = first;
   if (mean) {
     /* Long division by the count, digit by digit from the top, as far as the rounding needs:
        the quotient's top digit is at hi - 2 or above (the count is below 2^64), so its 55
@@ -205,6 +215,8 @@ CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
        remainder and the digits not divided only tell whether anything is left (sticky). */
     const uint64_t count = (uint64_t)w[CR_EXACT_COUNT];
     const int stop = hi - 5 > 0 ? hi - 5 : 0;
+    for (int i = stop; i < first; ++i)
+      m[i] = 0;
     unsigned __int128 rem = 0;
     for (int i = hi; i >= stop; --i) {
       const unsigned __int128 cur = (rem << CR_EXACT_LIMB_BITS) | (uint64_t)m[i];
@@ -223,15 +235,22 @@ CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
   int lsb = msb - (f.precision - 1); /* keep bits [lsb, msb], fewer in the subnormal range */
   if (lsb < f.min_exp - LSB)
     lsb = f.min_exp - LSB;
-  uint64_t mant = lsb <= msb ? cr_exact_bits_at(m, M, lsb, msb - lsb + 1) : 0;
+  uint64_t mant = lsb <= msb ? cr_exact_bits_at(m, low, end, lsb, msb - lsb + 1) : 0;
   if (lsb > 0) { /* round to nearest, ties to even */
-    const int round = (int)cr_exact_bits_at(m, M, lsb - 1, 1);
-    sticky = sticky || cr_exact_any_below(m, low, lsb - 1);
+    const int round = (int)cr_exact_bits_at(m, low, end, lsb - 1, 1);
+    sticky = sticky || cr_exact_any_below(m, low, end, lsb - 1);
     if (round && (sticky || (mant & 1)))
       ++mant; /* may carry to 2^precision: still exact in a double */
   }
   const double v = ldexp((double)mant, lsb + LSB);
   return sign * (v > f.max_finite ? INFINITY : v);
+}
+
+/* cr_exact_value_in over the state's whole range. */
+CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
+  int bottom, top;
+  cr_exact_range(w, &bottom, &top);
+  return cr_exact_value_in(w, bottom, top, mean, f);
 }
 
 /* v (a value of dtype d, or +-inf or NaN) as one element of d at out. A format without

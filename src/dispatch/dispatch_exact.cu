@@ -124,8 +124,8 @@ extern "C" cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64
 
 extern "C" cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
                                                   void *d_out, void *stream) {
-  cr::exact_round<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(d_state, op == CUREDUCE_MEAN_EXACT, out,
-                                                                  d_out);
+  cr::exact_round<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(d_state, op == CUREDUCE_MEAN_EXACT, out,
+                                                                   d_out);
   return cr::launch_status();
 }
 

@@ -20,24 +20,26 @@ template <cureduce_dtype IN, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     exact_segments(const storage_t<IN> *__restrict__ in, exact_segments_layout S, int mean,
                    cureduce_dtype out_dtype, int out_size, char *__restrict__ out) {
-  __shared__ exact_word block[EXACT_BLOCK_WORDS];
+  __shared__ exact_block<BLOCK / 32> shared;
   __shared__ int64_t final_state[CR_EXACT_COUNT + 1];
+  exact_word *const block = shared.mine(); // this warp's copy
   for (uint64_t s = blockIdx.x; s < S.count; s += gridDim.x) {
     const uint64_t begin = S.offsets ? (uint64_t)S.offsets[s] : s * S.ld;
     const uint64_t end = S.offsets ? (uint64_t)S.offsets[s + 1] : begin + S.cols;
-    exact_block_clear(block);
+    shared.clear();
     exact_thread<IN> th;
     for (uint64_t i = begin + threadIdx.x; i < end; i += BLOCK)
       th.scalar(in[i], block);
     th.flush(block);
-    exact_block_carry(block);
+    exact_word *const merged = shared.merge();
+    exact_block_carry(merged);
     for (int i = threadIdx.x; i < CR_EXACT_COUNT; i += BLOCK)
-      final_state[i] = (int64_t)block[i];
+      final_state[i] = (int64_t)merged[i];
     if (threadIdx.x == 0)
       final_state[CR_EXACT_COUNT] = (int64_t)(end - begin);
     __syncthreads();
-    if (threadIdx.x == 0 && (end > begin || !mean)) // an empty segment's mean is left untouched
-      exact_write_result(final_state, mean, out_dtype, out + s * out_size);
+    if (threadIdx.x < 32 && (end > begin || !mean)) // an empty segment's mean is left untouched
+      exact_write_result_warp(final_state, mean, out_dtype, out + s * out_size);
     __syncthreads();
   }
 }

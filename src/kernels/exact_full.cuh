@@ -2,8 +2,9 @@
 //
 // The input is split as in reduce_full_single_pass.cuh (scalar head, 16-byte vectors in
 // tiles of BLOCK * UNROLL, scalar tail). Each thread sums its tiles exactly
-// (device/exact_accumulate.cuh), the block adds its threads' remainders into a state in
-// shared memory by integer atomics, and each block adds that state to a global one. Integer
+// (device/exact_accumulate.cuh), each warp adds its threads' remainders into its copy of the
+// block's state in shared memory by integer atomics, and each block adds the sum of its
+// copies to a global state. Integer
 // additions commute, so neither the grid nor the order of arrival changes a bit of the
 // result. The last block to arrive either rounds the global state into the output and clears
 // it for the next launch (a one-call sum), or carries its limbs (a caller's running state).
@@ -28,8 +29,9 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     exact_full(const storage_t<IN> *__restrict__ in, full_layout L, exact_word *__restrict__ state,
                unsigned int *__restrict__ ticket, exact_finish fin) {
   using V = vec16<storage_t<IN>>;
-  __shared__ exact_word block[EXACT_BLOCK_WORDS];
-  exact_block_clear(block);
+  __shared__ exact_block<BLOCK / 32> shared;
+  shared.clear();
+  exact_word *const block = shared.mine(); // this warp's copy
   const int tid = threadIdx.x;
   exact_thread<IN> th;
 
@@ -61,8 +63,9 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     th.scalar(in[L.head + L.vectors * V::N + tid], block);
 
   th.flush(block);
-  exact_block_carry(block);
-  exact_block_publish(block, state);
+  exact_word *const merged = shared.merge();
+  exact_block_carry(merged);
+  exact_block_publish(merged, state);
   if (blockIdx.x == 0 && tid == 0)
     atomicAdd(&state[CR_EXACT_COUNT], (exact_word)L.n);
   if (!block_last_arrival(ticket, gridDim.x))
@@ -78,8 +81,8 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
   __syncthreads();
   for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
     state[i] = 0; // ready for the next launch
-  if (tid == 0)
-    exact_write_result(final_state, fin.mean, fin.out_dtype, fin.out);
+  if (tid < 32)
+    exact_write_result_warp(final_state, fin.mean, fin.out_dtype, fin.out);
 }
 
 // Add one state into another (dst += src), then carry: one block.
@@ -91,13 +94,10 @@ __global__ void exact_combine(exact_word *__restrict__ dst, const exact_word *__
   exact_global_carry(dst);
 }
 
-// Round a state into out: one thread.
+// Round a state into out: one warp.
 __global__ void exact_round(const int64_t *__restrict__ state, int mean, cureduce_dtype out_dtype,
                             void *out) {
-  int64_t s[CR_EXACT_COUNT + 1];
-  for (int i = 0; i <= CR_EXACT_COUNT; ++i)
-    s[i] = state[i];
-  exact_write_result(s, mean, out_dtype, out);
+  exact_write_result_warp(state, mean, out_dtype, out);
 }
 
 } // namespace cr
