@@ -10,11 +10,15 @@
  * warps take several row sets each (98304x39 with ld 40: 4- and 8-byte types have 12288 and
  * 24576 row sets against 4224 to 6336 warps a wave on a 132-SM GPU, so the grid is one wave
  * and its warps take one to six sets each),
+ * rows of 16 to 64 KiB, whole warps each when there are 2048 rows or more (2048x2100 f64 from
+ * an odd start, 2048x3072 aligned),
  * columns cut into 32 to 78 slices (32768x128, aligned, and 40000x100 from an odd start, one
- * column a thread),
+ * column a thread), columns in 4-byte packs of 1- and 2-byte elements (500x6, 600x12, and
+ * 700x20 with ld 24 from a 4-byte but not 16-byte boundary for 2-byte elements),
  * segment mixes with empty, tiny and huge segments,
- * and axes of outer x length x inner arrays: inner 2, 3, 7 (one column a thread, several
- * outer slabs in one tile's warps), 8 and 128 (packs), long axes cut into slices (4x70001x4,
+ * and axes of outer x length x inner arrays: inner 2, 3, 7 (one column a thread or 4-byte
+ * packs, several outer slabs in one tile's warps; 33x2048x2, and 6x200x2 from an odd start),
+ * 8 and 128 (packs), long axes cut into slices (4x70001x4,
  * 2x520x128), more tiles than tickets (10000x65x2: no slices), inner 1 and outer 1 (rows and
  * columns), length 1 and 0.
  * Each call also runs twice and must give the same bits.
@@ -35,14 +39,15 @@ typedef struct shape {
 } shape;
 
 static const shape FIXED_SHAPES[] = {
-    {1, 1, 0, 0},       {1, 1000, 0, 3},   {1, 100000, 0, 0},  {3, 70001, 5, 1},   {1000, 32, 0, 0},
-    {4096, 8, 0, 0},    {33, 513, 7, 2},   {300, 4097, 0, 0},  {2, 0, 0, 0},       {0, 5, 0, 0},
-    {1000, 7, 0, 0},    {5000, 128, 0, 0}, {70001, 3, 2, 1},   {100, 1000, 24, 0}, {8, 5000, 0, 0},
-    {20000, 64, 0, 0},  {2, 300000, 0, 0}, {300, 16, 8, 0},    {65536, 1, 0, 0},   {135000, 1, 0, 1},
-    {520, 128, 0, 0},   {1040, 64, 0, 0},  {16384, 256, 0, 0}, {4096, 1024, 0, 0}, {98304, 39, 1, 0},
-    {32768, 128, 0, 0}, {40000, 100, 0, 1}};
+    {1, 1, 0, 0},       {1, 1000, 0, 3},    {1, 100000, 0, 0},  {3, 70001, 5, 1},   {1000, 32, 0, 0},
+    {4096, 8, 0, 0},    {33, 513, 7, 2},    {300, 4097, 0, 0},  {2, 0, 0, 0},       {0, 5, 0, 0},
+    {1000, 7, 0, 0},    {5000, 128, 0, 0},  {70001, 3, 2, 1},   {100, 1000, 24, 0}, {8, 5000, 0, 0},
+    {20000, 64, 0, 0},  {2, 300000, 0, 0},  {300, 16, 8, 0},    {65536, 1, 0, 0},   {135000, 1, 0, 1},
+    {520, 128, 0, 0},   {1040, 64, 0, 0},   {16384, 256, 0, 0}, {4096, 1024, 0, 0}, {98304, 39, 1, 0},
+    {32768, 128, 0, 0}, {40000, 100, 0, 1}, {500, 6, 0, 0},     {700, 20, 4, 2},    {600, 12, 0, 0},
+    {2048, 2100, 3, 1}, {2048, 3072, 0, 0}};
 
-#define MAX_ELEMS (1u << 22)
+#define MAX_ELEMS (1u << 23)
 #define MAX_OUTPUTS (1u << 20)
 
 static cureduce_handle g_handle;
@@ -53,9 +58,10 @@ static uint64_t g_max_n;
 
 /* outer x length x inner: {length, inner, 0, offset, outer} */
 static const shape AXIS_SHAPES[] = {
-    {1000, 2, 0, 0, 3},  {37, 3, 0, 1, 5},    {1000, 7, 0, 0, 64},  {65, 2, 0, 0, 10000}, {300, 8, 0, 0, 9},
-    {520, 128, 0, 0, 2}, {70001, 4, 0, 0, 4}, {4097, 33, 0, 3, 3},  {300, 1, 0, 0, 2},    {300, 12, 0, 0, 1},
-    {1, 5, 0, 0, 7},     {0, 4, 0, 0, 3},     {4096, 16, 0, 0, 17}, {64, 1024, 0, 0, 40}};
+    {1000, 2, 0, 0, 3},   {37, 3, 0, 1, 5},     {1000, 7, 0, 0, 64}, {65, 2, 0, 0, 10000},
+    {300, 8, 0, 0, 9},    {520, 128, 0, 0, 2},  {70001, 4, 0, 0, 4}, {4097, 33, 0, 3, 3},
+    {300, 1, 0, 0, 2},    {300, 12, 0, 0, 1},   {1, 5, 0, 0, 7},     {0, 4, 0, 0, 3},
+    {4096, 16, 0, 0, 17}, {64, 1024, 0, 0, 40}, {200, 2, 0, 1, 6},   {2048, 2, 0, 0, 33}};
 
 enum { ROWS, COLS, SEGMENTS, AXIS };
 /* Also the parts a CTest entry may run alone (per_op_test.h). */

@@ -100,3 +100,17 @@ def test_errors():
         cureduce.max(cupy.ones((3, 0), cupy.float32), dim=1)
     with pytest.raises(ValueError, match="out of range"):
         cureduce.sum(cupy.ones((3, 4), cupy.float32), dim=3)
+
+
+def test_first_call_inside_a_capture_on_a_blocking_stream():
+    # A blocking stream's capture is invalidated by any work on the legacy default stream: the
+    # handle that this first call on the stream creates must zero its workspace elsewhere.
+    x = cupy.arange(1 << 20, dtype=cupy.float32) % 7
+    s = cupy.cuda.Stream()  # blocking
+    with s:
+        s.begin_capture()
+        out = cureduce.sum(x, stream=s)
+        g = s.end_capture()
+    g.launch(s)
+    s.synchronize()
+    assert float(out) == float(cupy.asnumpy(x).astype(np.float64).sum())

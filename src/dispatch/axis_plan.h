@@ -37,11 +37,15 @@ inline uint64_t pow2_floor(uint64_t x) {
 }
 inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-// Every row of the matrix starts on a 16-byte boundary and holds whole 16-byte vectors of
-// ELEM-byte elements: the short-row kernel and the column kernel's packs may then load rows as
-// vectors, with no head or tail.
+// Every row of the matrix starts on a BYTES boundary and holds whole BYTES-wide packs of
+// ELEM-byte elements: the kernels may then load rows pack by pack, with no head or tail.
+template <uint64_t ELEM, uint64_t BYTES> bool rows_are_packs(const void *in, uint64_t cols, uint64_t ld) {
+  return reinterpret_cast<uintptr_t>(in) % BYTES == 0 && (ld * ELEM) % BYTES == 0 &&
+         cols % (BYTES / ELEM) == 0;
+}
+// ... of 16-byte vectors: the short-row kernel and the column kernel's widest packs.
 template <uint64_t ELEM> bool rows_are_vectors(const void *in, uint64_t cols, uint64_t ld) {
-  return reinterpret_cast<uintptr_t>(in) % 16 == 0 && (ld * ELEM) % 16 == 0 && cols % (16 / ELEM) == 0;
+  return rows_are_packs<ELEM, 16>(in, cols, ld);
 }
 
 // Lanes per row of the lane-group kernel for rows of `vectors` 16-byte vectors, `unroll` of
@@ -72,8 +76,9 @@ struct rows_plan {
 };
 
 // Rows of `cols` ELEM-byte elements (`vectors`: rows_are_vectors holds): one vector per lane
-// for short rows of whole vectors, lane groups up to Rows::LANES_MAX_BYTES, the chunked
-// kernel for longer ones.
+// for short rows of whole vectors, lane groups up to Rows::LANES_MAX_BYTES (or
+// Rows::LONG_LANES_MAX_BYTES for Rows::LONG_LANES_MIN_ROWS rows or more), the chunked kernel
+// for longer ones.
 template <class Rows, class Chunked, uint64_t ELEM>
 rows_plan plan_rows(bool vectors, uint64_t rows, uint64_t cols) {
   constexpr uint64_t N = 16 / ELEM; // elements a vector
@@ -81,7 +86,9 @@ rows_plan plan_rows(bool vectors, uint64_t rows, uint64_t cols) {
     const uint64_t group = pow2_ceil(cols / N);
     return {ROWS_SHORT, group, (32 / group) * Rows::SHORT_UNROLL, 0, 0};
   }
-  if (cols * ELEM <= Rows::LANES_MAX_BYTES) {
+  const uint64_t lanes_max =
+      rows >= Rows::LONG_LANES_MIN_ROWS ? Rows::LONG_LANES_MAX_BYTES : Rows::LANES_MAX_BYTES;
+  if (cols * ELEM <= lanes_max) {
     const uint64_t group = lane_group(div_up(cols * ELEM, 16), Rows::LANES_UNROLL);
     return {ROWS_LANES, group, 32 / group, Rows::LANES_WAVES, 0};
   }

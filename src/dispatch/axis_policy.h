@@ -12,18 +12,22 @@ namespace cr {
 
 // Rows: short rows of whole, aligned 16-byte vectors get one vector per lane
 // (reduce_rows_short.cuh); rows up to LANES_MAX_BYTES a group of lanes each
-// (reduce_rows_lanes.cuh); longer rows go to the chunked kernel (chunked_policy). Both row
-// kernels loop beyond their grid, so the grid only decides which warp takes which rows.
+// (reduce_rows_lanes.cuh), and so do rows up to LONG_LANES_MAX_BYTES when there are at least
+// LONG_LANES_MIN_ROWS of them (a warp each: fewer long rows would leave SMs idle); other rows
+// go to the chunked kernel (chunked_policy). Both row kernels loop beyond their grid, so the
+// grid only decides which warp takes which rows.
 // Tuned on an H100 (SXM, 132 SMs): docs/design.md#rows
 struct rows_policy {
-  static constexpr int BLOCK = 256;                  // threads per block, both kernels
-  static constexpr uint64_t SHORT_MAX_VECTORS = 8;   // longest short row, in 16-byte vectors
-  static constexpr int SHORT_UNROLL = 4;             // rows in flight per lane
-  static constexpr uint64_t SHORT_MAX_BLOCKS = 8192; // grid cap of the short-row kernel
-  static constexpr uint64_t LANES_MAX_BYTES = 16384; // longest row for a lane group
-  static constexpr int LANES_UNROLL = 4;             // vectors in flight per lane
-  static constexpr uint64_t LANES_WAVES = 1;         // lane-group grid cap, in full waves of the GPU
-  static constexpr unsigned WAVE_FALLBACK = 1024;    // a wave where the GPU cannot be asked
+  static constexpr int BLOCK = 256;                       // threads per block, both kernels
+  static constexpr uint64_t SHORT_MAX_VECTORS = 8;        // longest short row, in 16-byte vectors
+  static constexpr int SHORT_UNROLL = 4;                  // rows in flight per lane
+  static constexpr uint64_t SHORT_MAX_BLOCKS = 8192;      // grid cap of the short-row kernel
+  static constexpr uint64_t LANES_MAX_BYTES = 16384;      // longest row for a lane group
+  static constexpr uint64_t LONG_LANES_MAX_BYTES = 65536; // ... when there are many rows
+  static constexpr uint64_t LONG_LANES_MIN_ROWS = 2048;
+  static constexpr int LANES_UNROLL = 4;          // vectors in flight per lane
+  static constexpr uint64_t LANES_WAVES = 1;      // lane-group grid cap, in full waves of the GPU
+  static constexpr unsigned WAVE_FALLBACK = 1024; // a wave where the GPU cannot be asked
   static_assert(SHORT_MAX_VECTORS <= 32, "a short row is at most one vector per lane of a warp");
 };
 
