@@ -1,7 +1,8 @@
 // The column kernel's plan (choose_cols_plan in axis_plan.h) stays within what the kernel
 // and the workspace allow, for every shape and batch of matrices: the tiles cover each
 // matrix's columns and the slices the rows, none empty; tickets and partial slots fit in the
-// axis workspace. On the shapes of
+// axis workspace; a warp per matrix covers the columns with its lanes and the batch with its
+// blocks. On the shapes of
 // `bench --rows` the tile's last block folds at most cols_policy::MAX_TAIL_BYTES of partials,
 // or the tile is already the narrowest. Host code only (axis_plan.h): no GPU needed.
 #include <setjmp.h>
@@ -30,6 +31,15 @@ template <class Cols, int VEC> void check_plan(uint64_t batches, uint64_t rows, 
            (unsigned long long)batches, (unsigned long long)rows, (unsigned long long)cols, VEC,
            (unsigned long long)pb, (unsigned long long)P.tx, (unsigned long long)P.ty,
            (unsigned long long)P.tiles, (unsigned long long)P.slices);
+  if (P.warps) {
+    // A warp per matrix: the warp's lanes cover the columns, the blocks the matrices.
+    const uint64_t per_block = BLOCK / 32;
+    if (!(batches >= Cols::WARP_MATRICES_MIN && P.tx * P.ty == 32 && P.tx >= vecs && P.tx < 2 * vecs &&
+          P.tiles * per_block >= batches && (P.tiles - 1) * per_block < batches && P.tiles <= 0x7fffffffu &&
+          P.slices == 1 && P.slice_rows >= rows))
+      fail_msg("warp per matrix: %s", what);
+    return;
+  }
   if (!(P.tx * P.ty == BLOCK && P.tx >= 1 && P.ty >= 1))
     fail_msg("block shape: %s", what);
   // Each matrix's tiles cover its column vectors, no tile is empty, and the grid holds them.
@@ -55,7 +65,7 @@ template <class Cols, int VEC> void sweep(uint64_t pb) {
                                  1040, 4096, 4097, 8192, 32768, 65536, 98304, 1048576, 3000017, 16777216};
   const uint64_t col_counts[] = {1,  2,  3,   5,   8,    16,   17,   32,   33,    39,
                                  64, 96, 128, 256, 1000, 1024, 4096, 8192, 65536, 16777216};
-  for (uint64_t b : {1, 2, 7, 4096})
+  for (uint64_t b : {1, 2, 7, 4096, 8192, 100000})
     for (uint64_t r : row_counts)
       for (uint64_t c : col_counts)
         if ((c % VEC) == 0 && b * r * c <= (1ull << 33))

@@ -106,6 +106,7 @@ inline uint64_t row_warp_blocks(uint64_t rows, uint64_t rows_per_warp, uint64_t 
 // only: it fixes the order of combination.
 struct cols_plan {
   uint64_t tx, ty, tiles, slices, slice_rows, batch_tiles;
+  bool warps; // one warp per matrix: tiles blocks of BLOCK / 32 matrices, ty = 32 / tx
 };
 
 // The plan with tiles of at most max_tx threads across the columns (VEC columns a thread),
@@ -139,7 +140,7 @@ cols_plan plan_cols(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t max
   if (slices < 1 || tiles > AXIS_TICKETS)
     slices = 1;
   const uint64_t slice_rows = div_up(rows, slices);
-  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows, batch_tiles};
+  return {tx, ty, tiles, div_up(rows, slice_rows), slice_rows, batch_tiles, false};
 }
 
 // The tile width, from Cols::MAX_TX threads down to Cols::MIN_TX: the widest with enough tiles
@@ -164,11 +165,17 @@ cols_plan choose_cols_width(uint64_t batches, uint64_t rows, uint64_t cols, uint
   }
 }
 
-// The plan of a column reduction (of `batches` matrices) with partials of partial_bytes: fewer, longer slices
-// (Cols::MIN_ROWS_PER_THREAD rows a thread), unless that leaves fewer than Cols::MIN_BLOCKS
-// blocks: then half as many rows a thread.
+// The plan of a column reduction (of `batches` matrices) with partials of partial_bytes: a warp
+// per matrix for Cols::WARP_MATRICES_MIN matrices or more whose columns fit one warp; else
+// fewer, longer slices (Cols::MIN_ROWS_PER_THREAD rows a thread), unless that leaves fewer
+// than Cols::MIN_BLOCKS blocks: then half as many rows a thread.
 template <class Cols, int VEC>
 cols_plan choose_cols_plan(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
+  const uint64_t groups = cols / VEC;
+  if (batches >= Cols::WARP_MATRICES_MIN && groups >= 1 && groups <= 32) {
+    const uint64_t tx = pow2_ceil(groups);
+    return {tx, 32 / tx, div_up(batches, Cols::BLOCK / 32), 1, rows, 1, true};
+  }
   const cols_plan P =
       choose_cols_width<Cols, VEC>(batches, rows, cols, partial_bytes, Cols::MIN_ROWS_PER_THREAD);
   if (P.tiles * P.slices >= Cols::MIN_BLOCKS)

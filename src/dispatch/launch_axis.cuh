@@ -133,7 +133,8 @@ cureduce_status launch_cols_vec(const axis_call &a, const axis_shape &M) {
   if (P.tiles > 0x7fffffffu)
     return CUREDUCE_ERROR_INVALID_VALUE;
 
-  const cols_layout L{M.rows, M.cols, M.ld, P.slice_rows, (int)P.tx, (unsigned)P.batch_tiles, M.rows * M.ld};
+  cols_layout L{M.rows, M.cols, M.ld, P.slice_rows, (int)P.tx, (unsigned)P.batch_tiles, M.rows * M.ld, 0};
+  L.warp_matrices = P.warps ? M.batches : 0;
   const dim3 grid((unsigned)P.tiles, (unsigned)P.slices);
   reduce_cols<IN, ACC, OP, Cols::BLOCK, VEC, Cols::UNROLL, Cols::LAST_VALUES>
       <<<grid, Cols::BLOCK, 0, a.stream>>>(

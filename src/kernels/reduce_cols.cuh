@@ -8,7 +8,8 @@
 //
 // A batch of such matrices (an axis of an N-d array: outer x length x inner) is laid out along
 // gridDim.x: batch_tiles column tiles per matrix, matrices batch_stride elements apart, results
-// and partials in batch order, so a tile never straddles two matrices.
+// and partials in batch order, so a tile never straddles two matrices. A batch of many
+// matrices whose columns fit one warp takes a warp per matrix instead (warp_matrices).
 //
 // Long columns are cut into `slices` row slices (gridDim.y) so that there are enough blocks.
 // Each slice writes its column values to the partials; the last block of a column tile (a
@@ -28,11 +29,50 @@ namespace cr {
 
 struct cols_layout {
   uint64_t rows, cols, ld;
-  uint64_t slice_rows;   // rows per slice (gridDim.y slices)
-  int tx;                // threads across the columns of a tile; ty = BLOCK / tx
-  unsigned batch_tiles;  // column tiles per matrix of the batch (gridDim.x / batch_tiles matrices)
-  uint64_t batch_stride; // elements from one matrix of the batch to the next
+  uint64_t slice_rows;    // rows per slice (gridDim.y slices)
+  int tx;                 // threads across the columns of a tile; ty = BLOCK / tx
+  unsigned batch_tiles;   // column tiles per matrix of the batch (gridDim.x / batch_tiles matrices)
+  uint64_t batch_stride;  // elements from one matrix of the batch to the next
+  uint64_t warp_matrices; // 0; or the batch's matrix count, one warp per matrix (see below)
 };
+
+// A thread's rows r, r + TY, ... below row_end of VEC neighbouring columns, from p (row r's
+// first column), folded into acc. Whole passes load UNROLL rows with no bounds test between
+// them (the tests kept the loads from being issued back to back); the one partial pass at the
+// end tests each row.
+template <cureduce_dtype IN, class Op, int VEC, int UNROLL>
+__device__ __forceinline__ void fold_column_rows(typename Op::T (&acc)[VEC], const storage_t<IN> *p,
+                                                 uint64_t r, uint64_t row_end, uint64_t TY, uint64_t ld) {
+  using E = storage_t<IN>;
+  struct alignas(VEC * sizeof(E)) pack {
+    E v[VEC];
+  };
+  const uint64_t step = TY * ld;
+  auto fold_pass = [&](const pack(&x)[UNROLL], int valid) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (u < valid)
+#pragma unroll
+        for (int c = 0; c < VEC; ++c)
+          acc[c] = Op::fold(acc[c], widen<IN>(x[u].v[c]), (int64_t)(r + (uint64_t)u * TY));
+  };
+  for (; r + (uint64_t)(UNROLL - 1) * TY < row_end; r += TY * UNROLL, p += step * UNROLL) {
+    pack x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      x[u] = *reinterpret_cast<const pack *>(p + u * step);
+    fold_pass(x, UNROLL);
+  }
+  if (r < row_end) {
+    const int valid = (int)((row_end - r + TY - 1) / TY); // 1 .. UNROLL - 1
+    pack x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (u < valid)
+        x[u] = *reinterpret_cast<const pack *>(p + u * step);
+    fold_pass(x, valid);
+  }
+}
 
 // Fold over ty: thread (tx, 0) gets, for each of its VEC columns, the fold of the values of
 // ty = 0 .. TY - 1. Within a warp the lanes of one column are TX apart and meet by shuffles;
@@ -140,10 +180,32 @@ __global__ void __launch_bounds__(BLOCK)
                 unsigned int *__restrict__ tickets, typename compare_op<IN, OP, ACC>::Out *__restrict__ out) {
   using Op = compare_op<IN, OP, ACC>;
   using T = typename Op::T;
-  using E = storage_t<IN>;
-  struct alignas(VEC * sizeof(E)) pack {
-    E v[VEC];
-  };
+
+  if (L.warp_matrices) {
+    // Many small matrices whose columns fit one warp: warp w of block b takes matrix
+    // b * BLOCK / 32 + w whole, its lanes tx across the columns and 32 / tx down the rows,
+    // and folds over its rows by shuffles alone. A block per matrix left most of each block
+    // idle and paid a block's start and barriers for a few rows (docs/design.md#columns).
+    const uint64_t m = (uint64_t)blockIdx.x * (BLOCK / WARP_SIZE) + threadIdx.x / WARP_SIZE;
+    if (m >= L.warp_matrices)
+      return; // the whole warp
+    const int lane = threadIdx.x % WARP_SIZE, TX = L.tx, tx = lane % TX, ty = lane / TX;
+    const uint64_t col = (uint64_t)tx * VEC;
+    T acc_w[VEC];
+#pragma unroll
+    for (int c = 0; c < VEC; ++c)
+      acc_w[c] = Op::identity();
+    if (col < L.cols)
+      fold_column_rows<IN, Op, VEC, UNROLL>(acc_w, in + m * L.batch_stride + ty * L.ld + col, ty, L.rows,
+                                            WARP_SIZE / TX, L.ld);
+    if (TX < WARP_SIZE)
+#pragma unroll
+      for (int c = 0; c < VEC; ++c)
+        acc_w[c] = strided_reduce<Op>(acc_w[c], TX);
+    if (ty == 0 && col < L.cols)
+      store_results<Op, VEC>(out + m * L.cols + col, acc_w, L.rows);
+    return;
+  }
 
   const int TX = L.tx, TY = BLOCK / L.tx;
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
@@ -162,38 +224,9 @@ __global__ void __launch_bounds__(BLOCK)
   for (int c = 0; c < VEC; ++c)
     acc_c[c] = Op::identity();
 
-  if (has_col) {
-    // A thread's rows are `step` elements apart. Whole passes load UNROLL rows with no bounds
-    // test between them (the tests kept the loads from being issued back to back); the one
-    // partial pass at the end of the slice tests each row.
-    const uint64_t step = (uint64_t)TY * L.ld;
-    const E *p = in + (row_begin + ty) * L.ld + col;
-    uint64_t r = row_begin + ty;
-    auto fold_pass = [&](const pack(&x)[UNROLL], int valid) {
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        if (u < valid)
-#pragma unroll
-          for (int c = 0; c < VEC; ++c)
-            acc_c[c] = Op::fold(acc_c[c], widen<IN>(x[u].v[c]), (int64_t)(r + (uint64_t)u * TY));
-    };
-    for (; r + (uint64_t)(UNROLL - 1) * TY < row_end; r += (uint64_t)TY * UNROLL, p += step * UNROLL) {
-      pack x[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        x[u] = *reinterpret_cast<const pack *>(p + u * step);
-      fold_pass(x, UNROLL);
-    }
-    if (r < row_end) {
-      const int valid = (int)((row_end - r + TY - 1) / TY); // 1 .. UNROLL - 1
-      pack x[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        if (u < valid)
-          x[u] = *reinterpret_cast<const pack *>(p + u * step);
-      fold_pass(x, valid);
-    }
-  }
+  if (has_col)
+    fold_column_rows<IN, Op, VEC, UNROLL>(acc_c, in + (row_begin + ty) * L.ld + col, row_begin + ty, row_end,
+                                          (uint64_t)TY, L.ld);
   fold_over_ty<Op, BLOCK, VEC>(acc_c, TX);
 
   if (gridDim.y == 1) {
