@@ -4,9 +4,10 @@ through DLPack both ways on the stream JAX offers for external work:
   - x.__dlpack__(stream=S) makes S wait for x to be ready (no host wait) and hands over a
     reference that keeps x's buffer alive;
   - the kernel runs on S and writes memory of the extension's stream-ordered pool;
-  - jax.dlpack.from_dlpack imports the result on the same S, so JAX orders later use after the
-    kernel. When JAX frees the result, its memory goes back to the pool in S's order and x's
-    reference is dropped.
+  - jax.dlpack.from_dlpack imports the result as a DeviceArray, whose __dlpack__ orders the
+    stream JAX names for the import after S (JAX may hand out another stream than S: reading
+    the result was not ordered after the kernel when the GPU was busy). When JAX frees the
+    result, its memory goes back to the pool in S's order and x's reference is dropped.
 
 Arrays on the CPU take the NumPy path."""
 
@@ -16,7 +17,7 @@ import jax
 import jax.dlpack
 import numpy as np
 
-from . import _cureduce, _numpy, _plan
+from . import _cureduce, _generic, _numpy, _plan
 
 _TRACER = getattr(jax.core, "Tracer", ())
 
@@ -51,5 +52,4 @@ def reduce(op, x, dim, acc, out, stream):
     result = _cureduce.DeviceBuffer(nbytes, source.device_id, s)
     _cureduce.reduce_ptr(op_id, dtype_id, acc_id, layout, source.ptr, a, b, c, result.ptr, source.device_id, s)
     result.keep = source
-    res_id = _plan.DTYPE_IDS[_plan.result_name(op_id, acc_id)]
-    return jax.dlpack.from_dlpack(result.view(list(shape), res_id))
+    return jax.dlpack.from_dlpack(_generic.DeviceArray(result, shape, _plan.result_name(op_id, acc_id)))

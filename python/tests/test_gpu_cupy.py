@@ -75,6 +75,7 @@ def test_out_and_bad_out():
 
 def test_work_goes_on_cupys_current_stream():
     x = cupy.random.standard_normal(1 << 20).astype(cupy.float32)
+    cupy.cuda.Device().synchronize()  # x was written on the default stream, which s does not follow
     s = cupy.cuda.Stream(non_blocking=True)
     with s:
         r = cureduce.sum(x)

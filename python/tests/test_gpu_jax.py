@@ -89,3 +89,17 @@ def test_cpu_arrays_take_the_cpu_path():
     r = cureduce.sum(x, dim=1)
     assert isinstance(r, jax.Array)
     np.testing.assert_array_equal(np.asarray(r), [6.0, 22.0, 38.0])
+
+
+def test_results_are_read_after_the_kernel_while_the_stream_is_busy():
+    # A large reduction first keeps the stream the kernels run on busy for a while: reading the
+    # small result right after must still wait for its kernel, whatever stream JAX reads on.
+    big = jnp.ones((1 << 27,), jnp.float32)
+    small = on_gpu(np.arange(1000, dtype=np.float32))
+    big.block_until_ready()
+    small.block_until_ready()
+    for _ in range(3):
+        b = cureduce.sum(big)
+        r = cureduce.sum(small)
+        assert float(np.asarray(r)) == 499500.0
+        assert float(np.asarray(b)) == float(1 << 27)
