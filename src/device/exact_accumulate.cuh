@@ -384,8 +384,8 @@ __device__ __forceinline__ void exact_write_result(const int64_t *state, int mea
 // within 22 of each other (the state of most data) and a mean's count is below 2^32, so each
 // step of the long division is a 64-bit one. Lane j holds digit m[b0 + j] of
 // cr_exact_value_in (m[i] = limb i - 1, m[0] the quotient's fraction digit), so its loops over
-// digits become one step of every lane, a ballot or a shuffle: the same value, in a few hundred
-// cycles where one thread took about 3000 (docs/exact.md#finish). Every lane gets the value.
+// digits become one step of every lane, a ballot or a shuffle: the same value, in about half
+// one thread's time (docs/design.md#exact-sums-finish). Every lane gets the value.
 // Returns false where the case does not apply (flags, no limbs, wide spans, huge counts).
 __device__ __forceinline__ bool exact_value_lanes(const int64_t *w, int bottom, int top, int mean,
                                                   cr_exact_format f, double *value) {
