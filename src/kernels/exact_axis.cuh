@@ -7,6 +7,7 @@
 #pragma once
 
 #include "../device/exact_accumulate.cuh"
+#include "../device/exact_round.cuh"
 
 namespace cr {
 

@@ -12,6 +12,7 @@
 
 #include "../device/block_ticket.cuh"
 #include "../device/exact_accumulate.cuh"
+#include "../device/exact_round.cuh"
 #include "reduce_full_single_pass.cuh"
 
 namespace cr {
