@@ -5,6 +5,7 @@
  * dtypes, the combination, NULL pointers, alignment, device-ness of the pointers, n = 0. */
 #include "cureduce.h"
 
+#include "../common/device_pointer.h"
 #include "../common/dtype_facts.h"
 #include "../common/matrix_shape.h"
 #include "../dispatch/dispatch.h"
@@ -77,16 +78,6 @@ cureduce_status cureduce_destroy(cureduce_handle handle) {
   return (sync == cudaSuccess && freed == cudaSuccess) ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
 }
 
-/* Whether p is device memory (or managed memory) that a kernel may read and write. */
-static int is_device_pointer(const void *p) {
-  struct cudaPointerAttributes attr;
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-}
-
 /* Everything cureduce_reduce checks, with acc resolved from DEFAULT into *acc. */
 static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
                                 const void *d_in, uint64_t n, cureduce_dtype *acc, const void *out,
@@ -101,7 +92,7 @@ static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
       (out_on_device && (uintptr_t)out % cureduce_result_size(op, *acc) != 0))
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if ((n > 0 && !is_device_pointer(d_in)) || (out_on_device && !is_device_pointer(out)))
+  if ((n > 0 && !cr_is_device_pointer(d_in)) || (out_on_device && !cr_is_device_pointer(out)))
     return CUREDUCE_ERROR_HOST_POINTER;
   if (n == 0 && !cr_op_empty_is_zero(op))
     return CUREDUCE_EMPTY;
@@ -152,7 +143,7 @@ static cureduce_status validate_many(cureduce_handle handle, cureduce_op op, cur
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
       (uintptr_t)d_out % cureduce_result_size(op, *acc) != 0)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if ((elements && !is_device_pointer(d_in)) || (outputs > 0 && !is_device_pointer(d_out)))
+  if ((elements && !cr_is_device_pointer(d_in)) || (outputs > 0 && !cr_is_device_pointer(d_out)))
     return CUREDUCE_ERROR_HOST_POINTER;
   return CUREDUCE_SUCCESS;
 }
@@ -236,7 +227,7 @@ cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || num_segments > (uint64_t)INT64_MAX)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (!is_device_pointer(d_offsets))
+  if (!cr_is_device_pointer(d_offsets))
     return CUREDUCE_ERROR_HOST_POINTER;
   if (!any)
     return CUREDUCE_SUCCESS;
@@ -252,7 +243,7 @@ static cureduce_status check_state(const int64_t *d_state) {
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_state % sizeof(int64_t) != 0)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  return is_device_pointer(d_state) ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_HOST_POINTER;
+  return cr_is_device_pointer(d_state) ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_HOST_POINTER;
 }
 
 cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype in_dtype, const void *d_in,
@@ -269,7 +260,7 @@ cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype
   const cureduce_status sst = check_state(d_state);
   if (sst != CUREDUCE_SUCCESS)
     return sst;
-  if (n > 0 && !is_device_pointer(d_in))
+  if (n > 0 && !cr_is_device_pointer(d_in))
     return CUREDUCE_ERROR_HOST_POINTER;
   if (n == 0)
     return CUREDUCE_SUCCESS;
@@ -304,7 +295,7 @@ cureduce_status cureduce_exact_finish(cureduce_handle handle, cureduce_op op, co
   const cureduce_status st = check_state(d_state);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!is_device_pointer(d_out))
+  if (!cr_is_device_pointer(d_out))
     return CUREDUCE_ERROR_HOST_POINTER;
   return cr_launch_exact_finish(op, d_state, out_dtype, d_out, stream);
 }

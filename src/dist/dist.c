@@ -4,6 +4,7 @@
  * before anything is launched or any collective is entered. */
 #include "cureduce_nccl.h"
 
+#include "../common/device_pointer.h"
 #include "../common/matrix_shape.h"
 #include "launch.h"
 
@@ -24,15 +25,6 @@ struct cureduce_dist_s {
 
 static cureduce_status nccl_status(ncclResult_t r) {
   return r == ncclSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
-}
-
-static int is_device_pointer(const void *p) {
-  struct cudaPointerAttributes attr;
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
 static void free_rows(struct cureduce_dist_s *d) {
@@ -172,7 +164,7 @@ static cureduce_status validate(cureduce_dist dist, cureduce_op op, cureduce_dty
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
       (uintptr_t)d_out % cureduce_result_size(op, *acc) != 0)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if ((elements && !is_device_pointer(d_in)) || (outputs && !is_device_pointer(d_out)))
+  if ((elements && !cr_is_device_pointer(d_in)) || (outputs && !cr_is_device_pointer(d_out)))
     return CUREDUCE_ERROR_HOST_POINTER;
   return CUREDUCE_SUCCESS;
 }
