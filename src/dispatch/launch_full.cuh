@@ -51,7 +51,9 @@ cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_w
     static_assert(sizeof(typename Op::T) <= FULL_PARTIAL_BYTES, "partial too wide");
 
     const full_layout L = make_full_layout<ELEM, BLOCK, UNROLL>(d_in, n);
-    const uint64_t cap = (uint64_t)(is_arg_kind(OP) ? Policy::ARG_BLOCKS : Policy::MAX_BLOCKS);
+    const uint64_t cap = L.tiles <= (uint64_t)Policy::ONE_BLOCK_TILES ? 1
+                         : is_arg_kind(OP)                            ? (uint64_t)Policy::ARG_BLOCKS
+                                                                      : (uint64_t)Policy::MAX_BLOCKS;
     const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
     const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
     char *ws = static_cast<char *>(d_workspace);
