@@ -2,7 +2,7 @@
 // and the workspace allow, for every shape and batch of matrices: the tiles cover each
 // matrix's columns and the slices the rows, none empty; tickets and partial slots fit in the
 // axis workspace; a warp per matrix covers the columns with its lanes and the batch with its
-// blocks. On the shapes of
+// blocks; few rows a lane take narrower packs. On the shapes of
 // `bench --rows` the tile's last block folds at most cols_policy::MAX_TAIL_BYTES of partials,
 // or the tile is already the narrowest. Host code only (axis_plan.h): no GPU needed.
 #include <setjmp.h>
@@ -110,12 +110,59 @@ void bench_shapes(void **) {
   bench_shapes_fold_within_budget<cr::cols_policy<4>, 1>("f32, one column a thread");
 }
 
+// The pack width of a warp per matrix with few rows (choose_cols_pack), on the shapes that
+// decided WARP_MIN_ROWS_PER_LANE (docs/design.md#columns): outer x rows x inner, with 16-byte
+// and 4-byte packs allowed.
+template <class Cols, uint64_t ELEM>
+void expect_pack(uint64_t outer, uint64_t rows, uint64_t inner, bool vectors, bool packs, uint64_t want) {
+  const uint64_t got = cr::choose_cols_pack<Cols, ELEM>(vectors, packs, outer, rows, inner);
+  if (got != want)
+    fail_msg("%llu-byte %llux%llux%llu: %llu columns a thread, want %llu", (unsigned long long)ELEM,
+             (unsigned long long)outer, (unsigned long long)rows, (unsigned long long)inner,
+             (unsigned long long)got, (unsigned long long)want);
+}
+
+void few_rows_take_narrower_packs(void **) {
+  using B = cr::cols_policy<2>;
+  using F = cr::cols_policy<4>;
+  using E = cr::cols_policy<1>;
+  using D = cr::cols_policy<8>;
+  expect_pack<B, 2>(65536, 64, 8, true, true, 2);   // 16-byte packs: 2 rows a lane
+  expect_pack<B, 2>(65536, 128, 8, true, true, 2);  // 4 rows a lane
+  expect_pack<B, 2>(32768, 256, 8, true, true, 8);  // 8 rows a lane: the widest
+  expect_pack<B, 2>(65536, 16, 8, true, true, 1);   // 4-byte packs would leave 2 rows a lane too
+  expect_pack<B, 2>(65536, 64, 16, true, true, 2);  // 4 rows a lane with 16-byte packs
+  expect_pack<B, 2>(65536, 64, 4, false, true, 1);  // 4-byte packs only: 4 rows a lane
+  expect_pack<B, 2>(65536, 128, 4, false, true, 2); // 8 rows a lane
+  expect_pack<B, 2>(4096, 64, 8, true, true, 8);    // too few matrices for a warp each
+  expect_pack<B, 2>(65536, 4, 128, true, true, 8);  // one column a thread takes no warp per matrix
+  expect_pack<F, 4>(65536, 64, 8, true, false, 1);
+  expect_pack<F, 4>(65536, 128, 8, true, false, 4);
+  expect_pack<F, 4>(65536, 128, 4, true, false, 1);
+  expect_pack<F, 4>(65536, 64, 16, true, false, 4);
+  expect_pack<E, 1>(65536, 64, 8, false, true, 1);
+  expect_pack<E, 1>(65536, 64, 32, true, true, 4);
+  expect_pack<D, 8>(65536, 64, 8, true, false, 2);
+  expect_pack<D, 8>(65536, 32, 8, true, false, 1);
+  expect_pack<D, 8>(65536, 128, 4, true, false, 2);
+  // Never a pack the rows do not allow.
+  for (uint64_t r : {1, 8, 64, 100, 1000})
+    for (uint64_t c : {1, 2, 4, 8, 12, 16, 32, 64, 256}) {
+      expect_pack<B, 2>(9000, r, c, false, false, 1);
+      const uint64_t v = cr::choose_cols_pack<B, 2>(false, c % 2 == 0, 9000, r, c);
+      if (v != 1 && v != 2)
+        fail_msg("bf16 9000x%llux%llu: %llu columns a thread with 4-byte packs only", (unsigned long long)r,
+                 (unsigned long long)c, (unsigned long long)v);
+    }
+}
+
 } // namespace
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_plan_fits_the_kernel_and_workspace),
       cmocka_unit_test(bench_shapes),
+      cmocka_unit_test(few_rows_take_narrower_packs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,8 @@
  * packs, several outer slabs in one tile's warps; 33x2048x2, and 6x200x2 from an odd start),
  * 8 and 128 (packs), long axes cut into slices (4x70001x4,
  * 2x520x128), more tiles than tickets (10000x65x2: no slices), a warp per matrix (10000x65x2,
- * 9000x5x32 from an odd start, 8192x100x8, 9000x1x3), inner 1 and outer 1 (rows and columns),
+ * 9000x5x32 from an odd start, 8192x100x8, 9000x1x3; 8192x100x8 and 9000x16x8 in narrower
+ * packs, for their few rows a lane), inner 1 and outer 1 (rows and columns),
  * length 1 and 0.
  * Each call also runs twice and must give the same bits.
  *
@@ -59,10 +60,11 @@ static uint64_t g_max_n;
 
 /* outer x length x inner: {length, inner, 0, offset, outer} */
 static const shape AXIS_SHAPES[] = {
-    {1000, 2, 0, 0, 3},  {37, 3, 0, 1, 5},    {1000, 7, 0, 0, 64},  {65, 2, 0, 0, 10000}, {300, 8, 0, 0, 9},
-    {520, 128, 0, 0, 2}, {70001, 4, 0, 0, 4}, {4097, 33, 0, 3, 3},  {300, 1, 0, 0, 2},    {300, 12, 0, 0, 1},
-    {1, 5, 0, 0, 7},     {0, 4, 0, 0, 3},     {4096, 16, 0, 0, 17}, {64, 1024, 0, 0, 40}, {200, 2, 0, 1, 6},
-    {2048, 2, 0, 0, 33}, {5, 32, 0, 1, 9000}, {100, 8, 0, 0, 8192}, {1, 3, 0, 0, 9000}};
+    {1000, 2, 0, 0, 3},   {37, 3, 0, 1, 5},     {1000, 7, 0, 0, 64}, {65, 2, 0, 0, 10000},
+    {300, 8, 0, 0, 9},    {520, 128, 0, 0, 2},  {70001, 4, 0, 0, 4}, {4097, 33, 0, 3, 3},
+    {300, 1, 0, 0, 2},    {300, 12, 0, 0, 1},   {1, 5, 0, 0, 7},     {0, 4, 0, 0, 3},
+    {4096, 16, 0, 0, 17}, {64, 1024, 0, 0, 40}, {200, 2, 0, 1, 6},   {2048, 2, 0, 0, 33},
+    {5, 32, 0, 1, 9000},  {100, 8, 0, 0, 8192}, {1, 3, 0, 0, 9000},  {16, 8, 0, 0, 9000}};
 
 enum { ROWS, COLS, SEGMENTS, AXIS };
 /* Also the parts a CTest entry may run alone (per_op_test.h). */

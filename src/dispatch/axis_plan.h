@@ -165,15 +165,43 @@ cols_plan choose_cols_width(uint64_t batches, uint64_t rows, uint64_t cols, uint
   }
 }
 
+// Whether a column reduction of `batches` matrices, vec columns a thread, takes a warp per
+// matrix: Cols::WARP_MATRICES_MIN matrices or more whose columns fit one warp.
+template <class Cols> bool warp_per_matrix(uint64_t batches, uint64_t cols, uint64_t vec) {
+  const uint64_t groups = cols / vec;
+  return batches >= Cols::WARP_MATRICES_MIN && groups >= 1 && groups <= 32;
+}
+
+// Columns a thread for ELEM-byte elements: a 16-byte pack where every row allows it
+// (`vectors`: rows_are_vectors), else a 4-byte pack of 1- and 2-byte elements where every row
+// allows that (`packs`), else one. With a warp per matrix, a pack that leaves each lane fewer
+// than Cols::WARP_MIN_ROWS_PER_LANE rows gives way to the next narrower one that also takes a
+// warp per matrix: the warp's shuffle tree over the pack's values then outweighs its loads
+// (docs/design.md#columns).
+template <class Cols, uint64_t ELEM>
+uint64_t choose_cols_pack(bool vectors, bool packs, uint64_t batches, uint64_t rows, uint64_t cols) {
+  constexpr uint64_t WIDE = 16 / ELEM, NARROW = ELEM < 4 ? 4 / ELEM : 1;
+  uint64_t vec = vectors ? WIDE : packs ? NARROW : 1;
+  while (vec > 1) {
+    const uint64_t next = vec > NARROW ? NARROW : 1; // rows of 16-byte packs allow 4-byte ones
+    if (!warp_per_matrix<Cols>(batches, cols, vec) || !warp_per_matrix<Cols>(batches, cols, next))
+      return vec;
+    const uint64_t lanes_down_rows = 32 / pow2_ceil(cols / vec);
+    if (rows / lanes_down_rows >= Cols::WARP_MIN_ROWS_PER_LANE)
+      return vec;
+    vec = next;
+  }
+  return vec;
+}
+
 // The plan of a column reduction (of `batches` matrices) with partials of partial_bytes: a warp
 // per matrix for Cols::WARP_MATRICES_MIN matrices or more whose columns fit one warp; else
 // fewer, longer slices (Cols::MIN_ROWS_PER_THREAD rows a thread), unless that leaves fewer
 // than Cols::MIN_BLOCKS blocks: then half as many rows a thread.
 template <class Cols, int VEC>
 cols_plan choose_cols_plan(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t partial_bytes) {
-  const uint64_t groups = cols / VEC;
-  if (batches >= Cols::WARP_MATRICES_MIN && groups >= 1 && groups <= 32) {
-    const uint64_t tx = pow2_ceil(groups);
+  if (warp_per_matrix<Cols>(batches, cols, VEC)) {
+    const uint64_t tx = pow2_ceil(cols / VEC);
     return {tx, 32 / tx, div_up(batches, Cols::BLOCK / 32), 1, rows, 1, true};
   }
   const cols_plan P =

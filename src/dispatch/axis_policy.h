@@ -55,7 +55,7 @@ struct chunked_policy {
 // each tile's last block folds the slices' partials, which should stay within MAX_TAIL_BYTES:
 // that fold runs on one SM while the rest of the GPU waits. A batch of WARP_MATRICES_MIN or
 // more matrices (about a full GPU of warps) whose columns fit one warp gives each warp a
-// matrix.
+// matrix, in packs narrow enough to leave each lane WARP_MIN_ROWS_PER_LANE rows or more.
 // Tuned on an H100 (SXM, 132 SMs): docs/design.md#columns
 template <int ELEM> struct cols_policy {
   static constexpr int BLOCK = 256;                // threads per block (a power of two, 256 to 1024)
@@ -67,7 +67,8 @@ template <int ELEM> struct cols_policy {
   static constexpr uint64_t MAX_TX = 32;
   static constexpr uint64_t MIN_TX = 8;
   static constexpr uint64_t MAX_TAIL_BYTES = 16384;
-  static constexpr uint64_t WARP_MATRICES_MIN = 8192; // batches from which a warp takes a matrix
+  static constexpr uint64_t WARP_MATRICES_MIN = 8192;   // batches from which a warp takes a matrix
+  static constexpr uint64_t WARP_MIN_ROWS_PER_LANE = 8; // else a narrower pack (choose_cols_pack)
 };
 
 } // namespace cr

@@ -147,14 +147,20 @@ cureduce_status launch_cols_vec(const axis_call &a, const axis_shape &M) {
 // Columns: 16-byte packs of columns when every row allows them (every matrix of a batch then
 // starts on a 16-byte boundary too: rows * ld elements of whole vectors); else, for 1- and
 // 2-byte elements, 4-byte packs, which a narrow inner axis needs (docs/design.md#columns);
-// else one column per thread.
+// else one column per thread. Narrower packs also where a warp per matrix would leave its
+// lanes few rows (choose_cols_pack).
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, class Cols>
 cureduce_status launch_cols(const axis_call &a, const axis_shape &M) {
   constexpr uint64_t ELEM = sizeof(storage_t<IN>), PACK = 16 / ELEM;
-  if (rows_are_vectors<ELEM>(a.in, M.cols, M.ld))
+  const bool vectors = rows_are_vectors<ELEM>(a.in, M.cols, M.ld);
+  bool packs = false;
+  if constexpr (ELEM < 4)
+    packs = rows_are_packs<ELEM, 4>(a.in, M.cols, M.ld);
+  const uint64_t vec = choose_cols_pack<Cols, ELEM>(vectors, packs, M.batches, M.rows, M.cols);
+  if (vec == PACK)
     return launch_cols_vec<IN, ACC, OP, Cols, (int)PACK>(a, M);
   if constexpr (ELEM < 4) {
-    if (rows_are_packs<ELEM, 4>(a.in, M.cols, M.ld))
+    if (vec == 4 / ELEM)
       return launch_cols_vec<IN, ACC, OP, Cols, (int)(4 / ELEM)>(a, M);
   }
   return launch_cols_vec<IN, ACC, OP, Cols, 1>(a, M);
