@@ -16,14 +16,27 @@ namespace cr {
 constexpr int EXACT_BLOCK_WORDS = CR_EXACT_COUNT;
 using exact_word = unsigned long long; // int64 words as the atomics take them (two's complement)
 
-// Add x to a state by atomics (shared or global memory): NaN and infinities set their flag,
-// a finite x its three digits. Exact and order-free: integer additions. Out of line: it is
-// the rare path of every loop that calls it.
+// Add d to a 64-bit word in shared memory by two 32-bit atomic additions: the low half's,
+// whose old value says whether it wrapped, then the high half's with that carry. Many
+// additions in any order leave the word at its first value plus their sum (mod 2^64), once
+// all are done. A 64-bit shared atomic addition is a compare-and-swap loop on sm_90, which
+// lanes of a warp adding to the same word retry one by one; the 32-bit one is an instruction.
+__device__ __forceinline__ void shared_add64(exact_word *w, exact_word d) {
+  unsigned *const half = reinterpret_cast<unsigned *>(w); // little-endian: the low half first
+  const unsigned lo = (unsigned)d, old = atomicAdd(&half[0], lo);
+  const unsigned hi = (unsigned)(d >> 32) + (old + lo < old ? 1u : 0u);
+  if (hi != 0)
+    atomicAdd(&half[1], hi);
+}
+
+// Add x to a state in shared memory: NaN and infinities set their flag, a finite x its three
+// digits. Exact and order-free: integer additions. Out of line: it is the rare path of every
+// loop that calls it.
 __device__ __noinline__ void exact_push(exact_word *s, double x) {
   if (isnan(x)) {
-    atomicAdd(&s[CR_EXACT_NAN], 1ull);
+    shared_add64(&s[CR_EXACT_NAN], 1ull);
   } else if (isinf(x)) {
-    atomicAdd(&s[x > 0 ? CR_EXACT_POS_INF : CR_EXACT_NEG_INF], 1ull);
+    shared_add64(&s[x > 0 ? CR_EXACT_POS_INF : CR_EXACT_NEG_INF], 1ull);
   } else {
     int64_t d[3];
     const int k = cr_exact_split(x, d);
@@ -32,7 +45,7 @@ __device__ __noinline__ void exact_push(exact_word *s, double x) {
 #pragma unroll
     for (int t = 0; t < 3; ++t)
       if (d[t] != 0)
-        atomicAdd(&s[k + t], (exact_word)d[t]);
+        shared_add64(&s[k + t], (exact_word)d[t]);
   }
 }
 
