@@ -3,7 +3,9 @@
  * at misaligned starts; running states split into chunks, streams and combined states; random
  * states rounded on both; and more than 2^32 elements.
  *
- * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). */
+ * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). The
+ * sanitizer runs may also name one test (a cmocka filter, `*` matching anything) and one input
+ * dtype: test_gpu_exact_sum [TEST [DTYPE]]. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,9 @@
 
 static const cureduce_dtype INPUTS[] = {CUREDUCE_F32,  CUREDUCE_F64,     CUREDUCE_F16,
                                         CUREDUCE_BF16, CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2};
+static int g_only_input = -1; /* the one input dtype named on the command line; -1: all */
+
+static int input_wanted(cureduce_dtype d) { return g_only_input < 0 || (int)d == g_only_input; }
 static const cureduce_op OPS[] = {CUREDUCE_SUM_EXACT, CUREDUCE_MEAN_EXACT};
 static const uint64_t SIZES[] = {0, 1, 2, 15, 17, 255, 257, 4097, 65537, 1000003, 4194305};
 static const unsigned OFFSETS[] = {0, 1, 3}; /* elements from a 256-byte aligned start */
@@ -86,7 +91,7 @@ static void full_arrays_should_match_cpu(void **state) {
   (void)state;
   uint64_t rng = tu_seed();
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
-    for (int p = 0; p < EX_PATTERN_COUNT; ++p)
+    for (int p = 0; p < EX_PATTERN_COUNT && input_wanted(INPUTS[d]); ++p)
       for (size_t s = 0; s < sizeof SIZES / sizeof *SIZES && SIZES[s] <= g_max_n; ++s) {
         ex_fill(INPUTS[d], g_host, SIZES[s], (ex_pattern)p, &rng);
         for (size_t o = 0; o < sizeof OFFSETS / sizeof *OFFSETS; ++o)
@@ -171,7 +176,7 @@ static void rows_cols_segments_axes_should_match_cpu(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 1;
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
-    for (int p = 0; p < EX_PATTERN_COUNT; ++p)
+    for (int p = 0; p < EX_PATTERN_COUNT && input_wanted(INPUTS[d]); ++p)
       check_axes(INPUTS[d], (ex_pattern)p, &rng);
 }
 
@@ -197,7 +202,7 @@ static void split_states_should_give_one_call_bits(void **state) {
   CUDA_OK(cudaMalloc((void **)&d_a, state_bytes));
   CUDA_OK(cudaMalloc((void **)&d_b, state_bytes));
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
-    for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+    for (int p = 0; p < EX_PATTERN_COUNT && input_wanted(INPUTS[d]); ++p) {
       const cureduce_dtype in = INPUTS[d];
       const size_t size = cureduce_dtype_size(in);
       ex_fill(in, g_host, n, (ex_pattern)p, &rng);
@@ -483,7 +488,22 @@ static int teardown(void **state) {
   return cureduce_destroy(g_handle) == CUREDUCE_SUCCESS ? 0 : -1;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  cureduce_dtype only = CUREDUCE_F32;
+  int known = argc < 3;
+  for (size_t d = 0; argc == 3 && d < sizeof INPUTS / sizeof *INPUTS; ++d)
+    known |= cureduce_dtype_from_name(argv[2], &only) == CUREDUCE_SUCCESS && only == INPUTS[d];
+  if (argc > 3 || !known) {
+    fprintf(stderr,
+            "usage: %s [TEST [DTYPE]] (TEST: a cmocka filter such as 'rows*'; DTYPE: f32, f64, "
+            "f16, bf16, e4m3 or e5m2)\n",
+            argv[0]);
+    return 2;
+  }
+  if (argc == 3)
+    g_only_input = (int)only;
+  if (argc >= 2)
+    cmocka_set_test_filter(argv[1]);
   gpu_require_device();
   (void)tu_seed();
   const struct CMUnitTest tests[] = {
