@@ -190,6 +190,87 @@ __global__ void fill_kernel(cr::storage_t<D> *out, uint64_t n, uint64_t seed, do
   }
 }
 
+// The bit layout of a float dtype: exponent field width and position, and its largest finite
+// unbiased exponent.
+struct float_bits {
+  int bits, exp_bits, man_bits, max_exp;
+};
+template <cureduce_dtype D> __host__ __device__ constexpr float_bits bits_of() {
+  return D == CUREDUCE_F64       ? float_bits{64, 11, 52, 1023}
+         : D == CUREDUCE_F32     ? float_bits{32, 8, 23, 127}
+         : D == CUREDUCE_F16     ? float_bits{16, 5, 10, 15}
+         : D == CUREDUCE_BF16    ? float_bits{16, 8, 7, 127}
+         : D == CUREDUCE_F8_E5M2 ? float_bits{8, 5, 2, 15}
+                                 : float_bits{8, 4, 3, 8}; // e4m3: field 15 is finite but for S.1111.111
+}
+
+template <cureduce_dtype D>
+__global__ void fill_adversarial_kernel(cr::storage_t<D> *out, uint64_t n, uint64_t seed,
+                                        fill_pattern pattern) {
+  constexpr float_bits F = bits_of<D>();
+  constexpr uint64_t ONES = F.bits == 64 ? ~0ull : (1ull << F.bits) - 1;
+  constexpr uint64_t EXP_MASK = ((1ull << F.exp_bits) - 1) << F.man_bits;
+  constexpr uint64_t SIGN = 1ull << (F.bits - 1);
+  for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+       i += (uint64_t)gridDim.x * blockDim.x) {
+    const uint64_t k = pattern == FILL_CANCEL && i % 4 == 1 ? i - 1 : i; // -B draws B's bits again
+    const uint64_t r = mix64(seed + 0x9e3779b97f4a7c15ull * (k + 1));
+    uint64_t bits;
+    if (pattern == FILL_WIDE || i % 4 < 2) {
+      bits = r & ONES;
+      if (pattern == FILL_CANCEL) { // exponent in the top half of the range
+        const uint64_t bias = (1ull << (F.exp_bits - 1)) - 1;
+        const uint64_t e = bias + F.max_exp / 2 + (r >> 40) % (uint64_t)(F.max_exp - F.max_exp / 2);
+        bits = (bits & ~EXP_MASK) | (e << F.man_bits);
+        if (i % 4 == 1)
+          bits ^= SIGN;
+      }
+      if (D == CUREDUCE_F8_E4M3 ? (bits & 0x7f) == 0x7f : (bits & EXP_MASK) == EXP_MASK)
+        bits ^= 1ull << (F.bits - 2); // NaN, infinity: clear the top exponent bit
+    } else {
+      const float x = (float)((double)(r >> 11) * 0x1.0p-52 - 1.0); // [-1, 1)
+      cr::storage_t<D> v;
+      if constexpr (D == CUREDUCE_F64)
+        v = (double)(r >> 11) * 0x1.0p-52 - 1.0;
+      else if constexpr (D == CUREDUCE_F32)
+        v = x;
+      else if constexpr (D == CUREDUCE_F16)
+        v = __float2half_rn(x);
+      else if constexpr (D == CUREDUCE_BF16)
+        v = __float2bfloat16_rn(x);
+      else
+        v = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, D == CUREDUCE_F8_E4M3 ? __NV_E4M3 : __NV_E5M2);
+      out[i] = v;
+      continue;
+    }
+    cr::storage_t<D> v;
+    memcpy(&v, &bits, sizeof v); // the low bytes: little-endian
+    out[i] = v;
+  }
+}
+
+void fill_adversarial(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, fill_pattern pattern,
+                      cudaStream_t stream) {
+  const unsigned blocks = 4096;
+  switch (dtype) {
+#define BENCH_FILL(D)                                                                                        \
+  case D:                                                                                                    \
+    fill_adversarial_kernel<D><<<blocks, 256, 0, stream>>>((cr::storage_t<D> *)d_ptr, n, seed, pattern);     \
+    break;
+    // clang-format off: one case a line (the formatter does not settle on these macro lines)
+    BENCH_FILL(CUREDUCE_F32)
+    BENCH_FILL(CUREDUCE_F64)
+    BENCH_FILL(CUREDUCE_F16)
+    BENCH_FILL(CUREDUCE_BF16)
+    BENCH_FILL(CUREDUCE_F8_E4M3)
+    BENCH_FILL(CUREDUCE_F8_E5M2)
+    // clang-format on
+#undef BENCH_FILL
+  default: break;
+  }
+  BENCH_CUDA(cudaGetLastError());
+}
+
 void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo, double hi,
                  cudaStream_t stream) {
   const unsigned blocks = 4096;

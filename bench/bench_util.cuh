@@ -92,6 +92,16 @@ double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t 
 void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo, double hi,
                  cudaStream_t stream);
 
+// Adversarial float data for the exact sums, from the same kind of hash:
+// - FILL_WIDE: random bits of the dtype, every finite exponent equally likely (subnormals
+//   included; a NaN or infinity pattern has its top exponent bit cleared);
+// - FILL_CANCEL: groups of four, B, -B, u, v: B of random sign and significand with an exponent
+//   in the top half of the dtype's range, u and v uniform in [-1, 1). The sum is that of the
+//   small values, under huge cancellations.
+enum fill_pattern { FILL_WIDE, FILL_CANCEL };
+void fill_adversarial(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, fill_pattern pattern,
+                      cudaStream_t stream);
+
 // Pick reps so that one timing takes about `budget_ms` given one run's rough time.
 int reps_for(double one_run_us, double budget_ms, int lo, int hi);
 

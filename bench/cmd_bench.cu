@@ -22,6 +22,7 @@ using namespace bench;
 void bench_usage(FILE *to) {
   fprintf(to,
           "usage: %s [--quick] [--held] [--out DIR] [--name NAME] [--dtype LIST] [--op LIST] [--max-n N]\n"
+          "     [--data uniform|wide|cancel]\n"
           "\n"
           "Sweep n = 2^10, 2^12, ... 2^30 for every (dtype, op, accumulator): validate each result\n"
           "against the CPU reference (the exact sum for sums), then time hot and cold-L2 medians,\n"
@@ -37,6 +38,10 @@ void bench_usage(FILE *to) {
           "  --dtype LIST  comma-separated dtypes (default: all)\n"
           "  --op LIST     comma-separated ops (default: all)\n"
           "  --max-n N     largest n (default 2^30)\n"
+          "  --data KIND   the input: uniform (default: floats in [-1, 1), integers over a wide\n"
+          "                range), or, for the float dtypes only (the default list becomes those),\n"
+          "                wide (every finite exponent, subnormals included) or cancel (groups\n"
+          "                B, -B, u, v: huge B, small u and v), the exact sums' adversarial inputs\n"
           "\n"
           "%s --rows [--held] [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|OxRxC|mix]\n"
           "     [--axis 0|1|mid]\n"
@@ -59,7 +64,10 @@ struct options {
   std::vector<cureduce_dtype> dtypes;
   std::vector<cureduce_op> ops;
   uint64_t max_n = 1ull << 30;
+  std::string data = "uniform"; // or "wide", "cancel" (fill_adversarial)
 };
+
+bool is_float(cureduce_dtype d) { return d != CUREDUCE_I8 && d != CUREDUCE_I32 && d != CUREDUCE_I64; }
 
 std::vector<std::string> split(const char *s) {
   std::vector<std::string> parts;
@@ -102,6 +110,14 @@ int parse(int argc, char **argv, options &o) {
         fprintf(stderr, "%s: --max-n must be at least 1024\n", BENCH_NAME);
         return 2;
       }
+    } else if ((r = arg_value(argc, argv, &i, "--data", &v))) {
+      if (r < 0)
+        return 2;
+      if (strcmp(v, "uniform") && strcmp(v, "wide") && strcmp(v, "cancel")) {
+        fprintf(stderr, "%s: --data wants uniform, wide or cancel, got '%s'\n", BENCH_NAME, v);
+        return 2;
+      }
+      o.data = v;
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
       if (r < 0)
         return 2;
@@ -125,9 +141,17 @@ int parse(int argc, char **argv, options &o) {
       return 2;
     }
   }
+  const bool adversarial = o.data != "uniform";
   if (o.dtypes.empty())
     for (int d = 0; d < CUREDUCE_DTYPE_COUNT; ++d)
-      o.dtypes.push_back((cureduce_dtype)d);
+      if (!adversarial || is_float((cureduce_dtype)d))
+        o.dtypes.push_back((cureduce_dtype)d);
+  for (cureduce_dtype d : o.dtypes)
+    if (adversarial && !is_float(d)) {
+      fprintf(stderr, "%s: --data %s is for float dtypes, not %s\n", BENCH_NAME, o.data.c_str(),
+              cureduce_dtype_name(d));
+      return 2;
+    }
   if (o.ops.empty())
     for (int op = 0; op < CUREDUCE_OP_COUNT; ++op)
       o.ops.push_back((cureduce_op)op);
@@ -154,8 +178,6 @@ double max_finite(cureduce_dtype acc) {
          : acc == CUREDUCE_F32     ? 3.4e38
                                    : 1.79e308;
 }
-
-bool is_float(cureduce_dtype d) { return d != CUREDUCE_I8 && d != CUREDUCE_I32 && d != CUREDUCE_I64; }
 
 // One result checked against the reference. err: relative error of a float sum, else 0.
 struct verdict {
@@ -341,7 +363,9 @@ struct bench_run {
     void *d_in;
     BENCH_CUDA(cudaMalloc(&d_in, max_n * size));
     // floats uniform in [-1, 1); i8 its whole range; wider integers +-2^20 (exact in f64)
-    if (d == CUREDUCE_I8)
+    if (o.data != "uniform")
+      fill_adversarial(d, d_in, max_n, 7 + d, o.data == "wide" ? FILL_WIDE : FILL_CANCEL, stream);
+    else if (d == CUREDUCE_I8)
       fill_random(d, d_in, max_n, 7 + d, -128.0, 128.0, stream);
     else if (!is_float(d))
       fill_random(d, d_in, max_n, 7 + d, -1048576.0, 1048576.0, stream);
@@ -469,6 +493,7 @@ void summarize(const std::string &path, const bench_run &b) {
       (int)std::count_if(b.rows.begin(), b.rows.end(), [](const row &x) { return x.impl == "cureduce"; }),
       b.wrong);
   s += line;
+  s += "data: " + b.o.data + "\n";
   s += hot_timing_line(b.o.held);
   snprintf(line, sizeof line, "target n >= 2^26 at >= 0.97 of the read roofline: %d misses (worst %.3f)\n",
            big_misses, worst_big);
