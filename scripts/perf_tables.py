@@ -34,17 +34,24 @@ for n in (2**26, 2**28, 2**30):
             cells.append(f"{float(r['roof_fraction']):.3f}{c}")
         print(f"| {d} | " + " | ".join(cells) + " |")
 
-print("\n#### Small n, sum, default accumulator: hot time in µs, ours / CUB / read-roofline kernel\n")
 sizes = [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]
-print("| dtype | " + " | ".join(f"2^{int(math.log2(s))}" for s in sizes) + " |")
-print("| --- |" + " --- |" * len(sizes))
-for d in DEF:
-    cells = []
-    for s in sizes:
-        r = ours.get((d, DEF[d], "sum", s))
-        c = cub.get((d, DEF[d], "sum", s))
-        cells.append(f"{float(r['hot_us']):.1f} / {float(c['hot_us']):.1f} / {float(r['roof_hot_us']):.1f}" if r and c else "-")
-    print(f"| {d} | " + " | ".join(cells) + " |")
+for name, timing in (("bench.csv", "default timing"), ("bench_held.csv", "held, GPU-paced")):
+    try:
+        table = list(csv.DictReader(open(f"{res}/{name}")))
+    except FileNotFoundError:
+        continue
+    mine = {(r["dtype"], r["acc"], r["op"], int(r["n"])): r for r in table if r["impl"] == "cureduce"}
+    peer = {(r["dtype"], r["acc"], r["op"], int(r["n"])): r for r in table if r["impl"] == "cub"}
+    print(f"\n#### Small n, sum, default accumulator ({timing}): hot time in µs, ours / CUB / read-roofline kernel\n")
+    print("| dtype | " + " | ".join(f"2^{int(math.log2(s))}" for s in sizes) + " |")
+    print("| --- |" + " --- |" * len(sizes))
+    for d in DEF:
+        cells = []
+        for s in sizes:
+            r = mine.get((d, DEF[d], "sum", s))
+            c = peer.get((d, DEF[d], "sum", s))
+            cells.append(f"{float(r['hot_us']):.1f} / {float(c['hot_us']):.1f} / {float(r['roof_hot_us']):.1f}" if r and c else "-")
+        print(f"| {d} | " + " | ".join(cells) + " |")
 
 print("\n#### Relative error of the sum against the exact sum, n = 2^28 (ours; CUB where it offers the accumulator)\n")
 print("| dtype -> acc | ours | CUB |")
