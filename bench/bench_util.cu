@@ -249,6 +249,11 @@ __global__ void fill_adversarial_kernel(cr::storage_t<D> *out, uint64_t n, uint6
   }
 }
 
+// The float dtypes, then every dtype, as X(dtype) lists for the fill switches below.
+#define BENCH_FLOAT_DTYPES(X)                                                                                \
+  X(CUREDUCE_F32) X(CUREDUCE_F64) X(CUREDUCE_F16) X(CUREDUCE_BF16) X(CUREDUCE_F8_E4M3) X(CUREDUCE_F8_E5M2)
+#define BENCH_ALL_DTYPES(X) BENCH_FLOAT_DTYPES(X) X(CUREDUCE_I8) X(CUREDUCE_I32) X(CUREDUCE_I64)
+
 void fill_adversarial(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, fill_pattern pattern,
                       cudaStream_t stream) {
   const unsigned blocks = 4096;
@@ -257,14 +262,7 @@ void fill_adversarial(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t se
   case D:                                                                                                    \
     fill_adversarial_kernel<D><<<blocks, 256, 0, stream>>>((cr::storage_t<D> *)d_ptr, n, seed, pattern);     \
     break;
-    // clang-format off: one case a line (the formatter does not settle on these macro lines)
-    BENCH_FILL(CUREDUCE_F32)
-    BENCH_FILL(CUREDUCE_F64)
-    BENCH_FILL(CUREDUCE_F16)
-    BENCH_FILL(CUREDUCE_BF16)
-    BENCH_FILL(CUREDUCE_F8_E4M3)
-    BENCH_FILL(CUREDUCE_F8_E5M2)
-    // clang-format on
+    BENCH_FLOAT_DTYPES(BENCH_FILL)
 #undef BENCH_FILL
   default: break;
   }
@@ -277,17 +275,7 @@ void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, d
   switch (dtype) {
 #define BENCH_FILL(D)                                                                                        \
   case D: fill_kernel<D><<<blocks, 256, 0, stream>>>((cr::storage_t<D> *)d_ptr, n, seed, lo, hi); break;
-    // clang-format off: one case a line (the formatter does not settle on these macro lines)
-    BENCH_FILL(CUREDUCE_F32)
-    BENCH_FILL(CUREDUCE_F64)
-    BENCH_FILL(CUREDUCE_F16)
-    BENCH_FILL(CUREDUCE_BF16)
-    BENCH_FILL(CUREDUCE_F8_E4M3)
-    BENCH_FILL(CUREDUCE_F8_E5M2)
-    BENCH_FILL(CUREDUCE_I8)
-    BENCH_FILL(CUREDUCE_I32)
-    BENCH_FILL(CUREDUCE_I64)
-    // clang-format on
+    BENCH_ALL_DTYPES(BENCH_FILL)
 #undef BENCH_FILL
   default: break;
   }
