@@ -3,9 +3,10 @@
  * at misaligned starts; running states split into chunks, streams and combined states; random
  * states rounded on both; and more than 2^32 elements.
  *
- * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). The
- * sanitizer runs may also name one test (a cmocka filter, `*` matching anything) and one input
- * dtype: test_gpu_exact_sum [TEST [DTYPE]]. */
+ * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). CTest
+ * runs it in parts (tests/CMakeLists.txt): `test_gpu_exact_sum TEST [DTYPE]` runs the tests
+ * that match TEST (a cmocka filter, `*` matching anything), for one input dtype if named;
+ * `test_gpu_exact_sum --skip TEST` all the others. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -489,21 +490,26 @@ static int teardown(void **state) {
 }
 
 int main(int argc, char **argv) {
+  const int skip = argc == 3 && strcmp(argv[1], "--skip") == 0;
   cureduce_dtype only = CUREDUCE_F32;
-  int known = argc < 3;
-  for (size_t d = 0; argc == 3 && d < sizeof INPUTS / sizeof *INPUTS; ++d)
+  int known = argc < 3 || skip;
+  for (size_t d = 0; argc == 3 && !skip && d < sizeof INPUTS / sizeof *INPUTS; ++d)
     known |= cureduce_dtype_from_name(argv[2], &only) == CUREDUCE_SUCCESS && only == INPUTS[d];
-  if (argc > 3 || !known) {
+  if (argc > 3 || !known || (argc >= 2 && argv[1][0] == '-' && !skip)) {
     fprintf(stderr,
-            "usage: %s [TEST [DTYPE]] (TEST: a cmocka filter such as 'rows*'; DTYPE: f32, f64, "
-            "f16, bf16, e4m3 or e5m2)\n",
+            "usage: %s [TEST [DTYPE] | --skip TEST] (TEST: a cmocka filter such as 'rows*'; DTYPE: f32, "
+            "f64, f16, bf16, e4m3 or e5m2)\n",
             argv[0]);
     return 2;
   }
-  if (argc == 3)
-    g_only_input = (int)only;
-  if (argc >= 2)
-    cmocka_set_test_filter(argv[1]);
+  if (skip) {
+    cmocka_set_skip_filter(argv[2]);
+  } else {
+    if (argc == 3)
+      g_only_input = (int)only;
+    if (argc >= 2)
+      cmocka_set_test_filter(argv[1]);
+  }
   gpu_require_device();
   (void)tu_seed();
   const struct CMUnitTest tests[] = {
