@@ -43,8 +43,8 @@ void bench_usage(FILE *to) {
           "                wide (every finite exponent, subnormals included) or cancel (groups\n"
           "                B, -B, u, v: huge B, small u and v), the exact sums' adversarial inputs\n"
           "\n"
-          "%s --rows [--held] [--out DIR] [--dtype LIST] [--op LIST] [--shape RxC|OxRxC|mix]\n"
-          "     [--axis 0|1|mid]\n"
+          "%s --rows [--held] [--out DIR] [--name NAME] [--dtype LIST] [--op LIST]\n"
+          "     [--shape RxC|OxRxC|mix] [--axis 0|1|mid]\n"
           "\n"
           "Rows, columns and segments instead: the shapes 4096x4096, 32768x1024, 1024x65536,\n"
           "65536x128, 1048576x32, 8x16777216, 16384x8192 along both axes, a variable-segment\n"
@@ -52,7 +52,8 @@ void bench_usage(FILE *to) {
           "f32 and bf16 sums by default, against the read roofline and CUB's\n"
           "DeviceSegmentedReduce. Writes DIR/bench_rows.csv and bench_rows_summary.txt\n"
           "(with --held, as above: bench_rows_held.csv and bench_rows_held_summary.txt).\n"
-          "--shape and --axis run one of those shapes, or one axis, only (to profile it).\n",
+          "--shape and --axis run one of those shapes, or one axis, only (to profile it); --name\n"
+          "writes NAME.csv and NAME_summary.txt (e.g. bench_rows_exact for --op sum_exact).\n",
           BENCH_NAME, BENCH_NAME);
 }
 

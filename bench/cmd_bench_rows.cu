@@ -211,8 +211,8 @@ struct rows_bench {
   }
 };
 
-void write_outputs(const std::string &dir, const rows_bench &b) {
-  const std::string stem = dir + (b.held ? "/bench_rows_held" : "/bench_rows");
+void write_outputs(const std::string &dir, const std::string &name, const rows_bench &b) {
+  const std::string stem = dir + "/" + (name.empty() ? "bench_rows" : name) + (b.held ? "_held" : "");
   const std::string csv = stem + ".csv", txt = stem + "_summary.txt";
   FILE *f = fopen(csv.c_str(), "w");
   FILE *s = fopen(txt.c_str(), "w");
@@ -281,11 +281,12 @@ std::vector<std::string> split_list(const std::string &list) {
 
 } // namespace
 
-// Called by cmd_bench for `bench --rows [--held] [--out DIR] [--dtype LIST] [--op LIST]
+// Called by cmd_bench for `bench --rows [--held] [--out DIR] [--name NAME] [--dtype LIST] [--op LIST]
 // [--shape RxC|OxRxC|mix] [--axis 0|1|mid]` (the last two pick one of the listed shapes or one axis, e.g.
-// to profile it; --held times at the GPU's pace and writes bench_rows_held*, as bench --held).
+// to profile it; --held times at the GPU's pace and writes bench_rows_held*, as bench --held;
+// --name NAME writes NAME.csv and NAME_summary.txt instead of bench_rows*).
 extern "C" int cmd_bench_rows(int argc, char **argv) {
-  std::string out, only_shape;
+  std::string out, stem_name, only_shape;
   int only_axis = -1;
   bool held = false;
   std::vector<cureduce_dtype> dtypes;
@@ -301,6 +302,14 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
       if (r < 0)
         return 2;
       out = v;
+    } else if ((r = arg_value(argc, argv, &i, "--name", &v))) {
+      if (r < 0)
+        return 2;
+      if (!*v || strchr(v, '/')) {
+        fprintf(stderr, "%s bench --rows: --name wants a file stem without '/', got '%s'\n", BENCH_NAME, v);
+        return 2;
+      }
+      stem_name = v;
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
       if (r < 0)
         return 2;
@@ -405,7 +414,7 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
   const std::string dir = results_dir(out, b.g);
   if (make_dirs(dir))
     return 1;
-  write_outputs(dir, b);
+  write_outputs(dir, stem_name, b);
   cureduce_destroy(b.h);
   return b.wrong ? 1 : 0;
 }
