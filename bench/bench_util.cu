@@ -29,6 +29,13 @@ std::string results_dir(const std::string &out, const gpu_info &g) {
   return out.empty() ? "cureduce-results/" + g.dir_name : out;
 }
 
+bool is_file_stem(const char *who, const char *stem) {
+  if (*stem && !strchr(stem, '/'))
+    return true;
+  fprintf(stderr, "%s: --name wants a file stem without '/', got '%s'\n", who, stem);
+  return false;
+}
+
 int make_dirs(const std::string &dir) {
   for (size_t at = dir.find('/', 1);; at = dir.find('/', at + 1)) {
     const std::string part = at == std::string::npos ? dir : dir.substr(0, at);

@@ -43,6 +43,10 @@ std::string results_dir(const std::string &out, const gpu_info &g);
 // mkdir -p; returns 0, or prints why not and returns 1.
 int make_dirs(const std::string &dir);
 
+// Whether `stem` (the value of --name) is a file stem: not empty, no '/'. Prints why not, after
+// `who` (the command).
+bool is_file_stem(const char *who, const char *stem);
+
 // Times a callable that enqueues work on `stream`.
 class timer {
 public:

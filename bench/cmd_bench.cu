@@ -97,12 +97,8 @@ int parse(int argc, char **argv, options &o) {
         return 2;
       o.out = v;
     } else if ((r = arg_value(argc, argv, &i, "--name", &v))) {
-      if (r < 0)
+      if (r < 0 || !is_file_stem(BENCH_NAME, v))
         return 2;
-      if (!*v || strchr(v, '/')) {
-        fprintf(stderr, "%s: --name wants a file stem without '/', got '%s'\n", BENCH_NAME, v);
-        return 2;
-      }
       o.name = v;
     } else if ((r = arg_value(argc, argv, &i, "--max-n", &v))) {
       if (r < 0 || parse_u64("--max-n", v, &o.max_n))

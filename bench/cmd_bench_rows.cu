@@ -303,12 +303,8 @@ extern "C" int cmd_bench_rows(int argc, char **argv) {
         return 2;
       out = v;
     } else if ((r = arg_value(argc, argv, &i, "--name", &v))) {
-      if (r < 0)
+      if (r < 0 || !is_file_stem(BENCH_NAME " bench --rows", v))
         return 2;
-      if (!*v || strchr(v, '/')) {
-        fprintf(stderr, "%s bench --rows: --name wants a file stem without '/', got '%s'\n", BENCH_NAME, v);
-        return 2;
-      }
       stem_name = v;
     } else if ((r = arg_value(argc, argv, &i, "--dtype", &v))) {
       if (r < 0)
