@@ -218,11 +218,12 @@ verdict check(cureduce_op op, cureduce_dtype acc, const void *result, const pref
     return {g == want, 0, why};
   }
   if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT) {
-    // r.sum is the exact sum rounded once to f64: the f64 sum must be those bits; the others
-    // (rounded from the exact value, not from r.sum) within one of their units.
-    const double want = op == CUREDUCE_MEAN_EXACT ? r.sum / (double)r.n : r.sum;
+    // r.sum and r.mean are the exact sum and mean rounded once to f64: the f64 results must be
+    // those bits; the others (rounded from the exact value, not from r.sum) within one of
+    // their units. (r.sum / n would be infinite where the sum overflows f64 but the mean does not.)
+    const double want = op == CUREDUCE_MEAN_EXACT ? r.mean : r.sum;
     snprintf(why, sizeof why, "%.17g, exact %.17g", g, want);
-    if (op == CUREDUCE_SUM_EXACT && acc == CUREDUCE_F64)
+    if (acc == CUREDUCE_F64)
       return {memcmp(&g, &want, sizeof g) == 0, 0, why};
     if (!isfinite(g) && fabs(want) >= max_finite(acc)) // overflow: inf (NaN in e4m3)
       return {true, 0, why};

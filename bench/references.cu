@@ -109,6 +109,7 @@ std::vector<prefix_reference> compute_references(cureduce_dtype dtype, const voi
     prefix_reference r;
     r.n = n;
     r.sum = sa_round(&acc.sum, CUREDUCE_F64);
+    r.mean = cr_exact_value(acc.sum.w, 1, cr_exact_format_of(CUREDUCE_F64));
     r.sumsq = sa_round(&acc.sumsq, CUREDUCE_F64);
     r.abs_sum = acc.abs_sum, r.sq_abs_sum = acc.sq_abs_sum;
     r.isum = (int64_t)acc.isum, r.isumsq = (int64_t)acc.isumsq;
