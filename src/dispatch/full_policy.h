@@ -12,7 +12,8 @@ namespace cr {
 // MAX_BLOCKS blocks, ARG_BLOCKS for ARGMIN and ARGMAX. The arg ops' kernels need 40 to 48
 // registers a thread, so fewer of their blocks fit on an SM: a smaller grid keeps them to
 // about one wave. Inputs of at most ONE_BLOCK_TILES tiles take one block, which walks them all
-// and skips the last-block finish: a few more rounds of loads cost less than the finish.
+// and skips the last-block finish: a few more rounds of loads cost less than the finish, except
+// where one block would convert many elements (1-byte inputs: 2 tiles, not 4).
 template <int BLOCK_, int UNROLL_, int MAX_BLOCKS_, int ARG_BLOCKS_, int ONE_BLOCK_TILES_>
 struct full_policy {
   static constexpr int BLOCK = BLOCK_;
@@ -32,7 +33,7 @@ constexpr int FULL_MAX_BLOCKS = 1024;
 template <int ELEM> struct full_policy_for;
 // Tuned on an H100 (SXM, 132 SMs): docs/design.md#full-array-launch-shape
 //                                          BLOCK UNROLL MAX_BLOCKS ARG_BLOCKS ONE_BLOCK_TILES
-template <> struct full_policy_for<1> : full_policy<256, 4, 1024, 384, 4> {};
+template <> struct full_policy_for<1> : full_policy<256, 4, 1024, 384, 2> {};
 template <> struct full_policy_for<2> : full_policy<256, 4, 1024, 384, 4> {};
 template <> struct full_policy_for<4> : full_policy<256, 4, 1024, 384, 4> {};
 template <> struct full_policy_for<8> : full_policy<256, 4, 1024, 512, 4> {};
