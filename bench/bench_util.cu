@@ -118,11 +118,17 @@ int reps_for(double one_run_us, double budget_ms, int lo, int hi) {
 }
 
 // XOR of every 16-byte word, written only if it equals a value it never takes in practice, so
-// the compiler must do every load and the kernel writes nothing.
-__global__ void read_16B(const uint4 *__restrict__ in, size_t words, unsigned *sink) {
+// the compiler must do every load. With WRITES, the grid also stores out_words zero words to
+// out first (a reduction's results), so the kernel moves what the reduction must move.
+template <bool WRITES>
+__global__ void read_16B(const uint4 *__restrict__ in, size_t words, unsigned *sink, uint4 *__restrict__ out,
+                         size_t out_words) {
   uint4 acc = {0, 0, 0, 0};
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if constexpr (WRITES)
+    for (size_t o = i; o < out_words; o += stride)
+      out[o] = make_uint4(0, 0, 0, 0);
   for (; i + 3 * stride < words; i += 4 * stride) { // four loads in flight per thread
     const uint4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
     acc.x ^= a.x ^ b.x ^ c.x ^ d.x;
@@ -147,7 +153,8 @@ std::string unheld_batches_line(int unheld) {
   return "hot batches the hold let go before they were queued (host-paced): " + std::to_string(unheld) + "\n";
 }
 
-void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream) {
+void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream, void *d_out,
+                          size_t out_bytes) {
   static unsigned *sink = nullptr;
   static unsigned sms = 0;
   if (!sink) {
@@ -160,11 +167,16 @@ void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream) 
   const size_t words = bytes / 16;
   const unsigned blocks =
       (unsigned)std::max<size_t>(1, std::min<size_t>((size_t)sms * 8, (words + 255) / 256));
-  read_16B<<<blocks, 256, 0, stream>>>((const uint4 *)d_buf, words, sink);
+  if (out_bytes >= 16)
+    read_16B<true>
+        <<<blocks, 256, 0, stream>>>((const uint4 *)d_buf, words, sink, (uint4 *)d_out, out_bytes / 16);
+  else
+    read_16B<false><<<blocks, 256, 0, stream>>>((const uint4 *)d_buf, words, sink, nullptr, 0);
 }
 
-double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream, bool cold, int reps) {
-  auto run = [&] { launch_read_roofline(d_buf, bytes, stream); };
+double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream, bool cold, int reps,
+                        void *d_out, size_t out_bytes) {
+  auto run = [&] { launch_read_roofline(d_buf, bytes, stream, d_out, out_bytes); };
   return cold ? t.cold_us(run, reps) : t.hot_us(run, reps);
 }
 

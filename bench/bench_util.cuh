@@ -80,16 +80,20 @@ double median(std::vector<double> v);
 
 // Time of a plain kernel that streams `bytes` from `d_buf` with 16-byte loads and does
 // nothing else: the read roofline for a reduction of that many bytes, measured in this run.
-// One launch of that kernel over `bytes` (a grid of 8 blocks of 256 threads per SM at most),
-// for callers that time it their own way.
-void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream);
+// With out_bytes, the kernel also stores that many zero bytes (rounded down to 16) to d_out:
+// the roofline of a reduction whose results are not negligible beside its input (columns of
+// few rows). One launch of that kernel (a grid of 8 blocks of 256 threads per SM at most), for
+// callers that time it their own way.
+void launch_read_roofline(const void *d_buf, size_t bytes, cudaStream_t stream, void *d_out = nullptr,
+                          size_t out_bytes = 0);
 // The summary lines of a bench run that say how its hot medians were timed: the timer's mode
 // (held: GPU-paced, else host- or GPU-paced) and, for held timing, how many batches the hold
 // let go before the host had queued them.
 const char *hot_timing_line(bool held);
 std::string unheld_batches_line(int unheld);
 
-double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream, bool cold, int reps);
+double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t stream, bool cold, int reps,
+                        void *d_out = nullptr, size_t out_bytes = 0);
 
 // Fill n elements of dtype at d_ptr on the GPU from a counter-based hash of (seed, index):
 // uniform in [lo, hi) rounded to the dtype (integers: floor).
