@@ -107,10 +107,11 @@ static void full_arrays_should_match_cpu(void **state) {
 
 /* Rows, columns, segments and the middle axis of one input against the CPU, for each pattern.
    A shape: rows, cols, ld, and the inner extent of the same rows * ld elements seen as
-   rows x (ld / inner) x inner. */
+   rows x (ld / inner) x inner. 5 x 100000 (ld a multiple of 16 bytes) takes the split rows'
+   grid of blocks per row. */
 static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
-  static const uint64_t SHAPES[][4] = {
-      {1, 1, 1, 1}, {7, 33, 40, 5}, {300, 5, 5, 5}, {3, 70000, 70001, 7}, {1000, 64, 64, 4}};
+  static const uint64_t SHAPES[][4] = {{1, 1, 1, 1},         {7, 33, 40, 5},          {300, 5, 5, 5},
+                                       {3, 70000, 70001, 7}, {5, 100000, 100016, 16}, {1000, 64, 64, 4}};
   const size_t size = cureduce_dtype_size(in);
   cureduce_dtype outs[3];
   const int nout = outputs_of(in, outs);

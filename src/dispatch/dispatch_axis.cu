@@ -2,7 +2,10 @@
 // dispatch.
 #include "launch_axis.cuh"
 
-extern "C" size_t cr_axis_workspace_bytes(void) { return cr::axis_workspace_bytes(); }
+// The axis kernels' workspace, then the exact rows' region.
+extern "C" size_t cr_axis_workspace_bytes(void) {
+  return cr::axis_workspace_bytes() + cr_exact_rows_workspace_bytes();
+}
 
 static cureduce_status select(cr::axis_kind kind, cureduce_op op, cureduce_dtype in, cureduce_dtype acc,
                               const cr::axis_call &a, const cr::axis_shape &M) {
@@ -25,7 +28,8 @@ extern "C" cureduce_status cr_launch_rows(cureduce_op op, cureduce_dtype in, cur
                                           const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                           void *d_out, void *d_workspace, void *stream) {
   if (is_exact(op))
-    return cr_launch_exact_rows(op, in, acc, d_in, rows, cols, ld, d_out, stream);
+    return cr_launch_exact_rows(op, in, acc, d_in, rows, cols, ld, d_out,
+                                static_cast<char *>(d_workspace) + cr::axis_workspace_bytes(), stream);
   return select(cr::AXIS_ROWS, op, in, acc, call(d_in, d_out, d_workspace, stream),
                 cr::axis_shape{1, rows, cols, ld, nullptr});
 }

@@ -28,6 +28,12 @@ constexpr size_t STATE_BYTES = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
 
 char *exact_region(void *d_workspace) { return static_cast<char *>(d_workspace) + cr::full_exact_offset(); }
 
+// Few long rows take a grid of blocks each (exact_full, one row a blockIdx.y), with a state and
+// a ticket per row in the axis workspace's exact region: states, then tickets. A block a row
+// (exact_segments) would leave most SMs idle.
+constexpr uint64_t SPLIT_ROWS_MAX = 64;
+constexpr size_t SPLIT_STATES_BYTES = SPLIT_ROWS_MAX * STATE_BYTES;
+
 int sm_count() {
   int dev = 0, sms = 0;
   if (cudaGetDevice(&dev) != cudaSuccess ||
@@ -38,19 +44,30 @@ int sm_count() {
   return sms;
 }
 
+// rows rows of n elements, ld apart (rows > 1 only where every row is laid out as the first):
+// the GPU's share of blocks per row, at least one per 2^MAX_ELEMENTS_LOG2 elements.
 template <cureduce_dtype IN>
 cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, unsigned *ticket,
-                            cr::exact_finish fin, cudaStream_t stream) {
+                            cr::exact_finish fin, cudaStream_t stream, uint64_t rows = 1, uint64_t ld = 0) {
   constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
   const cr::full_layout L = cr::make_full_layout<ELEM, BLOCK, UNROLL>(d_in, n);
-  uint64_t cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
+  const uint64_t share = (uint64_t)sm_count() * BLOCKS_PER_SM / rows;
   const uint64_t need = (n >> MAX_ELEMENTS_LOG2) + 1;
-  cap = cap > need ? cap : need;
+  const uint64_t cap = share > need ? share : need;
   const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
-  const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
+  const dim3 grid(blocks > 0 ? (unsigned)blocks : 1u, (unsigned)rows);
   cr::exact_full<IN, BLOCK, UNROLL>
-      <<<grid, BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), L, state, ticket, fin);
+      <<<grid, BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), L, state, ticket, fin, ld);
   return cr::launch_status();
+}
+
+// Whether rows take exact_full's grid: few enough for their states, fewer than half the grid
+// (so each gets two blocks or more), at least two tiles long, each laid out as the first.
+template <cureduce_dtype IN> bool split_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld) {
+  constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
+  const cr::full_layout L = cr::make_full_layout<ELEM, BLOCK, UNROLL>(d_in, cols);
+  return rows <= SPLIT_ROWS_MAX && 2 * rows <= (uint64_t)sm_count() * BLOCKS_PER_SM && L.full_tiles >= 2 &&
+         (ld * ELEM) % 16 == 0;
 }
 
 template <cureduce_dtype IN>
@@ -92,11 +109,15 @@ cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, in
 
 extern "C" size_t cr_exact_workspace_bytes(void) { return STATE_BYTES + 256; }
 
+extern "C" size_t cr_exact_rows_workspace_bytes(void) {
+  return SPLIT_STATES_BYTES + SPLIT_ROWS_MAX * sizeof(unsigned);
+}
+
 extern "C" cureduce_status cr_launch_exact_full(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t n, void *d_out, void *d_workspace,
                                                 void *stream) {
   char *ws = exact_region(d_workspace);
-  const cr::exact_finish fin{1, op == CUREDUCE_MEAN_EXACT, out, d_out};
+  const cr::exact_finish fin{1, op == CUREDUCE_MEAN_EXACT, out, d_out, 0};
   auto *state = reinterpret_cast<exact_word *>(ws);
   auto *ticket = reinterpret_cast<unsigned *>(ws + STATE_BYTES);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
@@ -107,7 +128,7 @@ extern "C" cureduce_status cr_launch_exact_full(cureduce_op op, cureduce_dtype i
 
 extern "C" cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const void *d_in, uint64_t n,
                                                       int64_t *d_state, void *d_workspace, void *stream) {
-  const cr::exact_finish fin{0, 0, CUREDUCE_F64, nullptr};
+  const cr::exact_finish fin{0, 0, CUREDUCE_F64, nullptr, 0};
   auto *state = reinterpret_cast<exact_word *>(d_state);
   auto *ticket = reinterpret_cast<unsigned *>(exact_region(d_workspace) + STATE_BYTES);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
@@ -142,9 +163,19 @@ static cureduce_status segments_switch(cureduce_op op, cureduce_dtype in, curedu
 
 extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
-                                                void *d_out, void *stream) {
-  return segments_switch(op, in, out, d_in, cr::exact_segments_layout{nullptr, rows, ld, cols}, d_out,
-                         stream);
+                                                void *d_out, void *d_rows_workspace, void *stream) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  char *ws = static_cast<char *>(d_rows_workspace);
+  const cr::exact_finish fin{1, op == CUREDUCE_MEAN_EXACT, out, d_out, (int)cureduce_dtype_size(out)};
+  auto *states = reinterpret_cast<exact_word *>(ws);
+  auto *tickets = reinterpret_cast<unsigned *>(ws + SPLIT_STATES_BYTES);
+#define CALL(D)                                                                                              \
+  split_rows<D>(d_in, rows, cols, ld)                                                                        \
+      ? launch_full<D>(d_in, cols, states, tickets, fin, s, rows, ld)                                        \
+      : launch_segments<D>(d_in, cr::exact_segments_layout{nullptr, rows, ld, cols}, fin.mean, out, d_out,   \
+                           s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
 }
 
 extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,

@@ -8,6 +8,8 @@
 // additions commute, so neither the grid nor the order of arrival changes a bit of the
 // result. The last block to arrive either rounds the global state into the output and clears
 // it for the next launch (a one-call sum), or carries its limbs (a caller's running state).
+// A grid of several rows (blockIdx.y, ld elements apart, each laid out as L) sums each row so,
+// with a state, a ticket and an output of its own.
 #pragma once
 
 #include "../device/block_ticket.cuh"
@@ -23,13 +25,18 @@ struct exact_finish {
   int mean;                 // divide by the count before rounding
   cureduce_dtype out_dtype; // F64, F32 or a narrow float
   void *out;
+  int out_size; // bytes between the outputs of a batch of rows
 };
 
 template <cureduce_dtype IN, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     exact_full(const storage_t<IN> *__restrict__ in, full_layout L, exact_word *__restrict__ state,
-               unsigned int *__restrict__ ticket, exact_finish fin) {
+               unsigned int *__restrict__ ticket, exact_finish fin, uint64_t ld) {
   using V = vec16<storage_t<IN>>;
+  in += blockIdx.y * ld;
+  state += blockIdx.y * (uint64_t)CUREDUCE_EXACT_STATE_WORDS;
+  ticket += blockIdx.y;
+  fin.out = static_cast<char *>(fin.out) + blockIdx.y * (uint64_t)fin.out_size;
   __shared__ exact_block<BLOCK / 32> shared;
   shared.clear();
   exact_word *const block = shared.mine(); // this warp's copy
