@@ -13,11 +13,11 @@
 
 #include "per_op_test.h"
 
-/* 8191 .. 32769: either side of where one block stops taking the whole input (2 or 4 tiles of
-   16 KiB, by element size: src/dispatch/full_policy.h) */
-static const uint64_t SIZES[] = {0,     1,     2,     15,    16,    17,    31,     32,      33,
-                                 255,   256,   257,   1023,  1025,  4095,  4097,   8191,    8193,
-                                 16383, 16385, 32767, 32769, 65535, 65537, 262143, 1000003, 4194305};
+/* 8192 .. 32784: the largest inputs one block takes whole (2 or 4 tiles of 16 KiB, by element
+   size: src/dispatch/full_policy.h) and one 16-byte vector more, which the grid takes */
+static const uint64_t SIZES[] = {0,     1,     2,     15,    16,    17,     31,      32,     33,    255,
+                                 256,   257,   1023,  1025,  4095,  4097,   8192,    8194,   16384, 16388,
+                                 32768, 32776, 32784, 65535, 65537, 262143, 1000003, 4194305};
 static const unsigned OFFSETS[] = {0, 1, 3, 5}; /* elements from a 256-byte aligned start */
 
 static cureduce_handle g_handle;
