@@ -44,15 +44,14 @@ int sm_count() {
   return sms;
 }
 
-// rows rows of n elements, ld apart (rows > 1 only where every row is laid out as the first):
-// the GPU's share of blocks per row, at least one per 2^MAX_ELEMENTS_LOG2 elements.
+// exact_full over `rows` rows laid out as L, ld elements apart (one row: a full array): the
+// GPU's share of blocks per row, at least one per 2^MAX_ELEMENTS_LOG2 elements.
 template <cureduce_dtype IN>
-cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, unsigned *ticket,
-                            cr::exact_finish fin, cudaStream_t stream, uint64_t rows = 1, uint64_t ld = 0) {
-  constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
-  const cr::full_layout L = cr::make_full_layout<ELEM, BLOCK, UNROLL>(d_in, n);
-  const uint64_t share = (uint64_t)sm_count() * BLOCKS_PER_SM / rows;
-  const uint64_t need = (n >> MAX_ELEMENTS_LOG2) + 1;
+cureduce_status launch_full_rows(const void *d_in, const cr::full_layout &L, uint64_t rows, uint64_t ld,
+                                 uint64_t sms, exact_word *state, unsigned *ticket, cr::exact_finish fin,
+                                 cudaStream_t stream) {
+  const uint64_t share = sms * BLOCKS_PER_SM / rows;
+  const uint64_t need = (L.n >> MAX_ELEMENTS_LOG2) + 1;
   const uint64_t cap = share > need ? share : need;
   const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
   const dim3 grid(blocks > 0 ? (unsigned)blocks : 1u, (unsigned)rows);
@@ -61,13 +60,12 @@ cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, uns
   return cr::launch_status();
 }
 
-// Whether rows take exact_full's grid: few enough for their states, fewer than half the grid
-// (so each gets two blocks or more), at least two tiles long, each laid out as the first.
-template <cureduce_dtype IN> bool split_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld) {
+template <cureduce_dtype IN>
+cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, unsigned *ticket,
+                            cr::exact_finish fin, cudaStream_t stream) {
   constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
-  const cr::full_layout L = cr::make_full_layout<ELEM, BLOCK, UNROLL>(d_in, cols);
-  return rows <= SPLIT_ROWS_MAX && 2 * rows <= (uint64_t)sm_count() * BLOCKS_PER_SM && L.full_tiles >= 2 &&
-         (ld * ELEM) % 16 == 0;
+  return launch_full_rows<IN>(d_in, cr::make_full_layout<ELEM, BLOCK, UNROLL>(d_in, n), 1, 0,
+                              (uint64_t)sm_count(), state, ticket, fin, stream);
 }
 
 template <cureduce_dtype IN>
@@ -79,6 +77,22 @@ cureduce_status launch_segments(const void *d_in, cr::exact_segments_layout S, i
                                                             mean, out, (int)cureduce_dtype_size(out),
                                                             static_cast<char *>(d_out));
   return cr::launch_status();
+}
+
+// Rows: few enough for their states, fewer than half the grid (two blocks or more each), at
+// least two tiles long and each laid out as the first take exact_full's grid; the others a
+// block each (exact_segments).
+template <cureduce_dtype IN>
+cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
+                            cr::exact_finish fin, cudaStream_t stream) {
+  constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
+  const cr::full_layout L = cr::make_full_layout<ELEM, BLOCK, UNROLL>(d_in, cols);
+  const uint64_t sms = (uint64_t)sm_count();
+  if (rows <= SPLIT_ROWS_MAX && 2 * rows <= sms * BLOCKS_PER_SM && L.full_tiles >= 2 && (ld * ELEM) % 16 == 0)
+    return launch_full_rows<IN>(d_in, L, rows, ld, sms, reinterpret_cast<exact_word *>(ws),
+                                reinterpret_cast<unsigned *>(ws + SPLIT_STATES_BYTES), fin, stream);
+  return launch_segments<IN>(d_in, cr::exact_segments_layout{nullptr, rows, ld, cols}, fin.mean,
+                             fin.out_dtype, fin.out, stream);
 }
 
 template <cureduce_dtype IN>
@@ -164,16 +178,10 @@ static cureduce_status segments_switch(cureduce_op op, cureduce_dtype in, curedu
 extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                                 void *d_out, void *d_rows_workspace, void *stream) {
-  const cudaStream_t s = static_cast<cudaStream_t>(stream);
-  char *ws = static_cast<char *>(d_rows_workspace);
   const cr::exact_finish fin{1, op == CUREDUCE_MEAN_EXACT, out, d_out, (int)cureduce_dtype_size(out)};
-  auto *states = reinterpret_cast<exact_word *>(ws);
-  auto *tickets = reinterpret_cast<unsigned *>(ws + SPLIT_STATES_BYTES);
-#define CALL(D)                                                                                              \
-  split_rows<D>(d_in, rows, cols, ld)                                                                        \
-      ? launch_full<D>(d_in, cols, states, tickets, fin, s, rows, ld)                                        \
-      : launch_segments<D>(d_in, cr::exact_segments_layout{nullptr, rows, ld, cols}, fin.mean, out, d_out,   \
-                           s)
+  char *ws = static_cast<char *>(d_rows_workspace);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_rows<D>(d_in, rows, cols, ld, ws, fin, s)
   CR_EXACT_SWITCH(CALL)
 #undef CALL
 }
