@@ -1,5 +1,7 @@
 /* Running exact states on the CPU: split into chunks in any way and combined in any order, they
- * round to the bits of one call; bad arguments get a status and leave the state alone. */
+ * round to the bits of one call; bad arguments get a status and leave the state alone. A sum
+ * held as two doubles (cr_exact_pair_value) rounds to the bits of the exact state that holds it,
+ * or is left to that state, and rarely so for a mean. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +9,8 @@
 #include <cmocka.h>
 
 #include "exact_patterns.h"
+
+#include "../src/common/exact_state.h"
 
 static void chunks_in_any_order_should_give_one_call_bits(void **state) {
   (void)state;
@@ -82,10 +86,408 @@ static void bad_arguments_should_leave_the_state_alone(void **state) {
   assert_true(z == 0.0f && !signbit(z));
 }
 
+/* The pair rounding of common/exact_state.h (cr_two_sum, cr_exact_round_double and
+   cr_exact_pair_value, which the axis kernels use for a sum held as two doubles), against the
+   rounding of an exact state that holds the same values, to every output format. */
+static const cureduce_dtype PAIR_OUTPUTS[] = {CUREDUCE_F64,  CUREDUCE_F32,     CUREDUCE_F16,
+                                              CUREDUCE_BF16, CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2};
+#define PAIR_OUTPUT_COUNT ((int)(sizeof PAIR_OUTPUTS / sizeof *PAIR_OUTPUTS))
+
+/* What a run of checks did: results compared with the state's, means asked for, and those that
+   cr_exact_pair_value left to the state (returned 0). */
+typedef struct pair_tally {
+  uint64_t compared, means, fallbacks;
+} pair_tally;
+
+/* The same result: the same bits (so the sign of a zero counts), or both NaN. */
+static int pair_same(double a, double b) {
+  return (isnan(a) && isnan(b)) || cr_exact_bits(a) == cr_exact_bits(b);
+}
+
+/* cr_exact_pair_value(a0, a1, count, ...), sum and mean, to every output, against a state holding
+   a0 and a1 (finite, below 2^1000) and count: the state's not-(-0.0) flag is the one its adds set,
+   or, where flag >= 0 (zeros only), flag, and the pair gets the same. A sum is never left to the
+   state; a mean of no element is NaN. */
+static void check_pair_flag(double a0, double a1, uint64_t count, int flag, pair_tally *t) {
+  int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
+  cr_exact_add(w, a0);
+  cr_exact_add(w, a1);
+  w[CR_EXACT_COUNT] = (int64_t)count;
+  if (flag >= 0)
+    w[CR_EXACT_NOT_NEG_ZERO] = flag;
+  const int not_neg_zero = w[CR_EXACT_NOT_NEG_ZERO] != 0;
+  for (int o = 0; o < PAIR_OUTPUT_COUNT; ++o)
+    for (int mean = 0; mean < 2; ++mean) {
+      const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[o]);
+      double got = 12345.0;
+      const int done = cr_exact_pair_value(a0, a1, count, not_neg_zero, mean, f, &got);
+      if (mean && count == 0) {
+        if (!done || !isnan(got))
+          fail_msg("mean of no element (a0 %a, a1 %a) to %s: returned %d, %a, not NaN", a0, a1,
+                   cureduce_dtype_name(PAIR_OUTPUTS[o]), done, got);
+        ++t->compared;
+        continue;
+      }
+      t->means += (uint64_t)mean;
+      if (!done) {
+        if (!mean)
+          fail_msg("sum a0 %a + a1 %a (count %llu, not_neg_zero %d) to %s: cr_exact_pair_value gave up", a0,
+                   a1, (unsigned long long)count, not_neg_zero, cureduce_dtype_name(PAIR_OUTPUTS[o]));
+        ++t->fallbacks;
+        continue;
+      }
+      const double want = cr_exact_value(w, mean, f);
+      if (!pair_same(got, want))
+        fail_msg("%s of a0 %a + a1 %a (count %llu, not_neg_zero %d) to %s: pair gave %a, the state %a",
+                 mean ? "mean" : "sum", a0, a1, (unsigned long long)count, not_neg_zero,
+                 cureduce_dtype_name(PAIR_OUTPUTS[o]), got, want);
+      ++t->compared;
+    }
+}
+
+static void check_pair(double a0, double a1, uint64_t count, pair_tally *t) {
+  check_pair_flag(a0, a1, count, -1, t);
+}
+
+static void pair_report(const char *what, const pair_tally *t) {
+  printf("# %s: %llu results compared, %llu of %llu means left to the state (%.4f%%)\n", what,
+         (unsigned long long)t->compared, (unsigned long long)t->fallbacks, (unsigned long long)t->means,
+         t->means ? 100.0 * (double)t->fallbacks / (double)t->means : 0.0);
+}
+
+/* Uniform in [-1, 1). */
+static double pair_signed_unit(uint64_t *rng) { return 2.0 * tu_uniform(rng) - 1.0; }
+
+/* A count: one of those that matter (1, small ones, a large prime, past 2^32), or any up to 2^40. */
+static uint64_t pair_count(uint64_t *rng) {
+  static const uint64_t COUNTS[] = {1, 2, 3, 7, 10, 1000003, (1ull << 32) + 1};
+  const uint64_t r = tu_next(rng) % 9;
+  return r < 7 ? COUNTS[r] : 1 + tu_next(rng) % (1ull << 40);
+}
+
+/* +-(1 + u) 2^e, u uniform in [0, 1). */
+static double pair_at(int e, uint64_t *rng) {
+  const double x = ldexp(1.0 + tu_uniform(rng), e);
+  return tu_next(rng) & 1 ? -x : x;
+}
+
+/* Bits in n > 0. */
+static int pair_bitlen(unsigned __int128 n) {
+  int b = 0;
+  for (; n != 0; n >>= 1)
+    ++b;
+  return b;
+}
+
+/* a0 + a1 = n 2^e exactly (|n| < 2^106, no bit of either below 2^-1074), a0 the double nearest n
+   2^e. */
+static void pair_split(__int128 n, int e, double *a0, double *a1) {
+  const double hi = (double)n, lo = (double)(n - (__int128)hi);
+  assert_true((__int128)lo == n - (__int128)hi);
+  *a0 = ldexp(hi, e);
+  *a1 = ldexp(lo, e);
+  assert_true(ldexp(*a0, -e) == hi && ldexp(*a1, -e) == lo);
+}
+
+/* A rounding tie of format f: (2 j + 1) 2^(s - 1), halfway between j 2^s, a value of f, and the
+   next one up, with s in [s_lo, s_hi] (clamped to f's range); a quarter of them at the ends:
+   zero and the smallest subnormal, the top subnormals, the smallest normals, and the largest
+   finite value (the overflow boundary) and the one below. */
+static void pair_tie(cr_exact_format f, int s_lo, int s_hi, uint64_t *rng, uint64_t *j, int *s) {
+  const int p = f.precision, s_max = ilogb(f.max_finite) - (p - 1);
+  const uint64_t j_max = (uint64_t)ldexp(f.max_finite, -s_max), half = 1ull << (p - 1);
+  s_lo = s_lo > f.min_exp ? s_lo : f.min_exp;
+  s_hi = s_hi < s_max ? s_hi : s_max;
+  *s = s_lo + (int)(tu_next(rng) % (uint64_t)(s_hi - s_lo + 1));
+  *j = half + tu_next(rng) % half;
+  if (tu_next(rng) % 4 == 0) {
+    const uint64_t r = tu_next(rng) % 6;
+    if (r < 4 && s_lo == f.min_exp) {
+      const uint64_t low[4] = {0, 1, half - 1, half};
+      *s = f.min_exp, *j = low[r];
+    } else if (s_hi == s_max) {
+      *s = s_max, *j = j_max - (r & 1);
+    }
+  }
+  if (*s == f.min_exp && tu_next(rng) % 2 == 0)
+    *j = tu_next(rng) % half; /* a subnormal */
+  if (*s == s_max && *j > j_max)
+    *j = j_max;
+}
+
+static void two_sum_and_round_double_should_be_exact(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed() + 101;
+  int checked = 0;
+  for (int i = 0; i < 100000; ++i) {
+    /* any two finite doubles below 2^1000, subnormals too, and pairs that overlap or cancel */
+    const double a = pair_at(-1080 + (int)(tu_next(&rng) % 2079), &rng);
+    double b;
+    switch (tu_next(&rng) % 3) {
+    case 0: b = pair_at(-1080 + (int)(tu_next(&rng) % 2079), &rng); break;
+    case 1: b = ldexp(a, -(int)(tu_next(&rng) % 120)) * pair_signed_unit(&rng); break;
+    default: b = -a * (1.0 + ldexp(pair_signed_unit(&rng), -(int)(tu_next(&rng) % 60))); break;
+    }
+    double h;
+    const double l = cr_two_sum(a, b, &h);
+    if (cr_exact_bits(h) != cr_exact_bits(a + b))
+      fail_msg("two_sum(%a, %a): %a is not the rounded sum %a", a, b, h, a + b);
+    int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
+    cr_exact_add(w, a);
+    cr_exact_add(w, b);
+    cr_exact_add(w, -h);
+    cr_exact_add(w, -l);
+    if (cr_exact_value(w, 0, cr_exact_format_of(CUREDUCE_F64)) != 0.0)
+      fail_msg("two_sum(%a, %a) = %a + %a is not exact", a, b, h, l);
+    ++checked;
+  }
+  for (int i = 0; i < 60000; ++i) {
+    /* any bits (NaN, infinities, zeros, subnormals), and the doubles at and around the ties of
+       every format */
+    double x;
+    if (i % 2 == 0) {
+      const uint64_t u = tu_next(&rng);
+      memcpy(&x, &u, sizeof x);
+    } else {
+      const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[1 + tu_next(&rng) % 5]);
+      uint64_t j;
+      int s;
+      pair_tie(f, -2000, 2000, &rng, &j, &s);
+      x = ldexp((double)(2 * j + 1), s - 1);
+      for (int k = (int)(tu_next(&rng) % 5) - 2; k != 0; k += k > 0 ? -1 : 1)
+        x = nextafter(x, k > 0 ? INFINITY : 0.0);
+      x = tu_next(&rng) & 1 ? -x : x;
+    }
+    for (int o = 0; o < PAIR_OUTPUT_COUNT; ++o) {
+      const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[o]);
+      int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
+      cr_exact_add(w, x);
+      w[CR_EXACT_COUNT] = 1;
+      const double got = cr_exact_round_double(x, f), want = cr_exact_value(w, 0, f);
+      if (!pair_same(got, want))
+        fail_msg("round_double(%a) to %s: %a, the state %a", x, cureduce_dtype_name(PAIR_OUTPUTS[o]), got,
+                 want);
+      ++checked;
+    }
+  }
+  assert_true(checked == 100000 + 60000 * PAIR_OUTPUT_COUNT);
+}
+
+static void pair_value_of_random_pairs_should_match_the_state(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed() + 102;
+  pair_tally t = {0, 0, 0};
+  const int n = 60000;
+  for (int i = 0; i < n; ++i) {
+    /* a0 near every format's range (or anywhere up to 2^940) times the count, so that the mean
+       lands there too; a1 a random fraction of a0 2^-k: overlapping a0's bits (k < 53) or below
+       them */
+    const uint64_t count = pair_count(&rng);
+    const int e = (tu_next(&rng) & 1 ? -40 + (int)(tu_next(&rng) % 81) : -880 + (int)(tu_next(&rng) % 1781)) +
+                  63 - __builtin_clzll(count);
+    const double a0 = pair_at(e, &rng);
+    const double a1 = ldexp(a0, -40 - (int)(tu_next(&rng) % 81)) * pair_signed_unit(&rng);
+    if (i % 2)
+      check_pair(a0, a1, count, &t);
+    else
+      check_pair(a1, a0, count, &t);
+  }
+  pair_report("random pairs", &t);
+  assert_true(t.compared >= (uint64_t)n * 2 * PAIR_OUTPUT_COUNT * 99 / 100);
+  assert_true(t.means == (uint64_t)n * PAIR_OUTPUT_COUNT);
+  if (t.fallbacks * 100 >= t.means)
+    fail_msg("%llu of %llu means left to the state: more than 1%%", (unsigned long long)t.fallbacks,
+             (unsigned long long)t.means);
+}
+
+static void pair_value_at_rounding_ties_should_match_the_state(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed() + 103;
+  pair_tally t = {0, 0, 0};
+  int ties = 0;
+  for (int o = 0; o < PAIR_OUTPUT_COUNT; ++o) {
+    const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[o]);
+    for (int i = 0; i < 400; ++i) {
+      uint64_t j0;
+      int s;
+      /* f64's ties below 2^900 times any count, and above 2^-900 (a mean's pair holds more) */
+      pair_tie(f, -900, 900, &rng, &j0, &s);
+      for (int parity = 0; parity < 2; ++parity, ++ties) {
+        const uint64_t j = j0 ^ (uint64_t)parity; /* ties to even and to odd neighbours */
+        const __int128 sign = tu_next(&rng) & 1 ? -1 : 1;
+        /* A sum: the tie 2^K times as an integer, moved by a little (or a lot: to the values
+           either side, or a quarter of the way), as a0 + a1. */
+        const int k = (int)(tu_next(&rng) % 51);
+        const __int128 base = (__int128)(2 * j + 1) << k, one = (__int128)1 << k;
+        const __int128 moves[] = {
+            0,   1,    -1,      2,        -2,
+            one, -one, one / 2, -one / 2, (__int128)(tu_next(&rng) % (uint64_t)one) - one / 2};
+        for (size_t m = 0; m < sizeof moves / sizeof *moves; ++m) {
+          double a0, a1;
+          pair_split(sign * (base + moves[m]), s - 1 - k, &a0, &a1);
+          check_pair(a0, a1, pair_count(&rng), &t);
+        }
+        /* A mean: count times the tie, so that the quotient is the tie, or just off it, or a
+           value of f, or a quarter of the way. */
+        const uint64_t count = pair_count(&rng);
+        const __int128 scaled = (__int128)count * (2 * j + 1);
+        const int kq = (int)(tu_next(&rng) % (uint64_t)(105 - pair_bitlen((unsigned __int128)scaled)));
+        const __int128 cq = (__int128)count << kq;
+        const __int128 qmoves[] = {
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            cq,
+            -cq,
+            cq / 2,
+            -cq / 2,
+            cq - 1,
+            1 - cq,
+            (__int128)((((unsigned __int128)tu_next(&rng) << 64 | tu_next(&rng)) % (unsigned __int128)cq)) -
+                cq / 2};
+        for (size_t m = 0; m < sizeof qmoves / sizeof *qmoves; ++m) {
+          double a0, a1;
+          pair_split(sign * ((scaled << kq) + qmoves[m]), s - 1 - kq, &a0, &a1);
+          check_pair(a0, a1, count, &t);
+        }
+        if (o == 0)
+          continue;
+        /* A narrow format's tie is a double m: m, or a neighbour, plus a tiny a1 far below (the
+           smallest subnormal, the smallest normal) or around m's last bit. */
+        const double tie = (double)sign * ldexp((double)(2 * j + 1), s - 1);
+        const double ulp = ldexp(1.0, ilogb(tie) - 52);
+        const double tiny[] = {0.0,
+                               0x1p-1074,
+                               0x1p-1022,
+                               ulp / 2,
+                               ulp / 4,
+                               ulp,
+                               3 * ulp,
+                               ldexp(ulp, -(int)(tu_next(&rng) % 60)),
+                               ldexp(1.0, s - 2),
+                               nextafter(ldexp(1.0, s - 1), 0.0)};
+        for (size_t m = 0; m < sizeof tiny / sizeof *tiny; ++m)
+          for (int side = -1; side <= 1; ++side) {
+            const double a0 = side == 0 ? tie : nextafter(tie, side > 0 ? INFINITY : -INFINITY);
+            check_pair(a0, tiny[m], pair_count(&rng), &t);
+            check_pair(-tiny[m], a0, pair_count(&rng), &t);
+          }
+      }
+    }
+  }
+  pair_report("rounding ties", &t);
+  assert_true(ties == 2 * 400 * PAIR_OUTPUT_COUNT);
+  assert_true(t.compared >= (uint64_t)ties * 20 * 2 * PAIR_OUTPUT_COUNT / 2);
+}
+
+static void pair_value_at_range_edges_should_match_the_state(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed() + 104;
+  pair_tally t = {0, 0, 0};
+  for (int o = 1; o < PAIR_OUTPUT_COUNT; ++o) {
+    const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[o]);
+    /* around the largest finite value, its overflow boundary and beyond */
+    const int s_max = ilogb(f.max_finite) - (f.precision - 1);
+    const double top = f.max_finite, boundary = top + ldexp(1.0, s_max - 1);
+    const double bigs[] = {top,
+                           boundary,
+                           nextafter(boundary, 0.0),
+                           nextafter(boundary, INFINITY),
+                           nextafter(top, 0.0),
+                           ldexp(1.0, ilogb(top) + 1),
+                           2 * top,
+                           1e30 * top};
+    const double smalls[] = {0.0,
+                             0x1p-1074,
+                             0x1p-1022,
+                             ldexp(1.0, s_max - 1),
+                             ldexp(1.0, s_max - 2),
+                             ldexp(1.0, ilogb(top) - 53),
+                             ldexp(1.0, ilogb(top) - 54)};
+    for (size_t b = 0; b < sizeof bigs / sizeof *bigs; ++b)
+      for (size_t m = 0; m < sizeof smalls / sizeof *smalls; ++m)
+        for (int sign = -1; sign <= 1; sign += 2) {
+          const uint64_t count = pair_count(&rng);
+          check_pair(sign * bigs[b], smalls[m], 1, &t);
+          check_pair(sign * bigs[b], -smalls[m], 1, &t);
+          double a0, a1; /* the same as a mean: count times it */
+          const double q = sign * (bigs[b] + smalls[m]);
+          a0 = q * (double)count;
+          a1 = fma(q, (double)count, -a0);
+          check_pair(a0, a1, count, &t);
+          check_pair(a0, -smalls[m], count, &t);
+        }
+    /* below the smallest normal of f (its subnormals), down to where it rounds to zero */
+    const int normal = f.min_exp + f.precision - 1;
+    for (int i = 0; i < 3000; ++i) {
+      const uint64_t count = pair_count(&rng);
+      const double a0 = pair_at(normal - 1 - (int)(tu_next(&rng) % (uint64_t)(f.precision + 3)), &rng);
+      const double a1 = ldexp(a0, -(int)(tu_next(&rng) % 80)) * pair_signed_unit(&rng);
+      check_pair(a0, a1, 1, &t);
+      check_pair(a0 * (double)count, a1 * (double)count, count, &t);
+    }
+  }
+  /* double subnormals, and sums crossing into them */
+  for (int i = 0; i < 3000; ++i) {
+    const uint64_t u0 = tu_next(&rng) & 0x800fffffffffffffull, u1 = tu_next(&rng) & 0x800fffffffffffffull;
+    double a0, a1;
+    memcpy(&a0, &u0, sizeof a0);
+    memcpy(&a1, &u1, sizeof a1);
+    check_pair(a0, a1, pair_count(&rng), &t);
+    check_pair(0x1p-1022, -a1, pair_count(&rng), &t);
+    check_pair(-0x1p-1021, a0, pair_count(&rng), &t);
+  }
+  check_pair(0x1p-1022, -0x1p-1074, 1, &t);
+  check_pair(-0x1p-1074, -0x1p-1074, 3, &t);
+  /* exact cancellation: +0.0 however many elements */
+  for (int i = 0; i < 3000; ++i) {
+    const double x = pair_at(-1080 + (int)(tu_next(&rng) % 2079), &rng);
+    check_pair(x, -x, pair_count(&rng), &t);
+    check_pair(-x, x, (uint64_t)(i % 2), &t);
+  }
+  /* zeros: -0.0 only when every element was -0.0; the mean of no element is NaN */
+  const double zeros[] = {0.0, -0.0};
+  const uint64_t zero_counts[] = {0, 1, 2, 5, (1ull << 40) + 3};
+  for (int z0 = 0; z0 < 2; ++z0)
+    for (int z1 = 0; z1 < 2; ++z1)
+      for (size_t c = 0; c < sizeof zero_counts / sizeof *zero_counts; ++c) {
+        check_pair(zeros[z0], zeros[z1], zero_counts[c], &t);
+        if (zero_counts[c] > 2) /* other elements were +0.0 */
+          check_pair_flag(zeros[z0], zeros[z1], zero_counts[c], 1, &t);
+      }
+  {
+    /* the all -0.0 sum is -0.0 in every format */
+    double v = 1.0;
+    for (int o = 0; o < PAIR_OUTPUT_COUNT; ++o)
+      for (int mean = 0; mean < 2; ++mean) {
+        assert_int_equal(cr_exact_pair_value(-0.0, -0.0, 4, 0, mean, cr_exact_format_of(PAIR_OUTPUTS[o]), &v),
+                         1);
+        assert_true(v == 0.0 && signbit(v));
+      }
+  }
+  for (int i = 0; i < 100; ++i)
+    check_pair(pair_at(-100 + (int)(tu_next(&rng) % 200), &rng),
+               pair_at(-100 + (int)(tu_next(&rng) % 200), &rng), 0, &t);
+  /* counts from 2^53 on: the pair may leave those to the state, but must not be wrong */
+  const uint64_t huge[] = {1ull << 53, (1ull << 53) + 1, (1ull << 60) + 7};
+  for (int i = 0; i < 300; ++i) {
+    const double a0 = pair_at(60 + (int)(tu_next(&rng) % 200), &rng);
+    check_pair(a0, ldexp(a0, -60) * pair_signed_unit(&rng), huge[i % 3], &t);
+  }
+  pair_report("range edges", &t);
+  assert_true(t.compared >= 100000);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(chunks_in_any_order_should_give_one_call_bits),
       cmocka_unit_test(bad_arguments_should_leave_the_state_alone),
+      cmocka_unit_test(two_sum_and_round_double_should_be_exact),
+      cmocka_unit_test(pair_value_of_random_pairs_should_match_the_state),
+      cmocka_unit_test(pair_value_at_rounding_ties_should_match_the_state),
+      cmocka_unit_test(pair_value_at_range_edges_should_match_the_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -246,6 +246,79 @@ CR_HD double cr_exact_value_in(const int64_t *w, int bottom, int top, int mean, 
   return sign * (v > f.max_finite ? INFINITY : v);
 }
 
+/* a + b = *s + the return value exactly: *s the rounded sum, the result its error (Knuth's
+   TwoSum: exact in round to nearest for finite sums). */
+CR_HD double cr_two_sum(double a, double b, double *s) {
+  const double x = a + b, bp = x - a;
+  *s = x;
+  return (a - (x - bp)) + (b - bp);
+}
+
+/* x rounded to nearest, ties to even, to format f (its precision, its lowest bit, and
+   overflow beyond max_finite), as cr_exact_value_in rounds. */
+CR_HD double cr_exact_round_double(double x, cr_exact_format f) {
+  if (x == 0.0 || !isfinite(x))
+    return x;
+  int lsb = ilogb(x) - (f.precision - 1);
+  if (lsb < f.min_exp)
+    lsb = f.min_exp;
+  const double v = ldexp(rint(ldexp(x, -lsb)), lsb); /* both scalings exact */
+  return fabs(v) > f.max_finite ? copysign(INFINITY, v) : v;
+}
+
+/* The value cr_exact_value would give for a state holding exactly a0 + a1 (finite), the sum
+   of `count` elements (not_neg_zero: one of them was not -0.0), without building the state.
+   A sum: h + l = a0 + a1 exactly (TwoSum); h is the f64 result, and h moved one step towards
+   l where l != 0 and h is even (round to odd) rounds once more, correctly, to any format of
+   at most 51 bits. A mean: q = h / count rounded, then h - q count exactly (fma) plus l,
+   divided by the count, gives the quotient as a pair within `bound` of the exact one; the
+   same rounding applies where that error cannot change it. Returns 0 where it cannot be
+   sure (a mean near a rounding boundary, tiny or huge counts): the caller then rounds an
+   exact state. docs/exact.md#rows-columns-segments-and-axes says why this is exact. */
+CR_HD int cr_exact_pair_value(double a0, double a1, uint64_t count, int not_neg_zero, int mean,
+                              cr_exact_format f, double *value) {
+  double h;
+  double l = cr_two_sum(a0, a1, &h);
+  if (mean && count == 0) {
+    *value = NAN;
+    return 1;
+  }
+  if (h == 0.0) { /* then l == 0: an exact zero */
+    *value = count > 0 && !not_neg_zero ? -0.0 : 0.0;
+    return 1;
+  }
+  double bound = 0.0;
+  if (mean) {
+    if (count >> 53 != 0 || fabs(h) < 0x1p-900)
+      return 0;
+    const double c = (double)count, q = h / c, r = fma(-q, c, h); /* r: exact remainder */
+    double u;
+    (void)cr_two_sum(r, l, &u); /* r + l = u + (below half an ulp of u) */
+    if (u != 0.0 && fabs(u) < 0x1p-960)
+      return 0;
+    const double t = u / c; /* within 2^-52 |t| of (r + l) / count */
+    l = cr_two_sum(q, t, &h);
+    bound = fabs(t) * 0x1p-49;
+  }
+  /* h's neighbour on l's side (h is finite and nonzero: one step of its bits) */
+  const uint64_t hb = cr_exact_bits(h);
+  const uint64_t tb = (l > 0.0) == (h > 0.0) ? hb + 1 : hb - 1;
+  double toward;
+  memcpy(&toward, &tb, sizeof toward);
+  if (f.precision >= 53) {
+    /* h + l is h rounded unless (a mean's) l lies within the bound of half a step */
+    if (bound > 0.0 && fabs(fabs(l) - 0.5 * fabs(toward - h)) <= bound)
+      return 0;
+    *value = h;
+    return 1;
+  }
+  if (bound > 0.0 && fabs(l) <= bound)
+    return 0;
+  const double odd = l != 0.0 && (hb & 1u) == 0 ? toward : h;
+  *value = cr_exact_round_double(odd, f);
+  return 1;
+}
+
 /* cr_exact_value_in over the state's whole range. */
 CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
   int bottom, top;
