@@ -94,10 +94,12 @@ __device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
 // pushed directly.
 struct exact_pair {
   double a0 = 0.0, a1 = 0.0;
+  bool pushed = false; // whether anything went to the block's state
 
   __device__ __forceinline__ void add(double x, exact_word *block) {
     if (!(fabs(x) < 0x1p1000 && fabs(a0) < 0x1p1000)) {
       exact_push(block, x);
+      pushed = true;
       return;
     }
     const double s = __dadd_rn(a0, x), bp = __dadd_rn(s, -a0);
@@ -106,8 +108,10 @@ struct exact_pair {
     const double s2 = __dadd_rn(a1, e), bp2 = __dadd_rn(s2, -a1);
     const double e2 = __dadd_rn(__dadd_rn(a1, -__dadd_rn(s2, -bp2)), __dadd_rn(e, -bp2));
     a1 = s2;
-    if (e2 != 0.0)
+    if (e2 != 0.0) {
       exact_push(block, e2);
+      pushed = true;
+    }
   }
 
   // Every lane of a full warp calls it.
@@ -116,6 +120,21 @@ struct exact_pair {
     exact_push_warp(block, a1);
   }
 };
+
+// The pairs of each group of WIDTH consecutive lanes (a power of two, up to 32) added into the
+// group's first lane's pair; what a pair cannot hold goes to s. Every lane of the warp calls it.
+template <int WIDTH> __device__ __forceinline__ void exact_pair_reduce(exact_pair &p, exact_word *s) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int off = WIDTH / 2; off > 0; off /= 2) {
+    const double b0 = __shfl_down_sync(0xffffffffu, p.a0, off, WIDTH);
+    const double b1 = __shfl_down_sync(0xffffffffu, p.a1, off, WIDTH);
+    if (lane % WIDTH < off) {
+      p.add(b0, s);
+      p.add(b1, s);
+    }
+  }
+}
 
 // Whether every element of a vector is -0.0 (its bytes are the sign bit of each element).
 template <cureduce_dtype IN>

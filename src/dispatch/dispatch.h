@@ -72,20 +72,21 @@ cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64_t *d_other
 cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
                                        void *d_out, void *stream);
 
-/* The bytes of the exact rows' region, at the end of the axis workspace (zero when the handle
-   is made; every launch leaves it so). */
-size_t cr_exact_rows_workspace_bytes(void);
+/* The bytes of the exact region of the axis workspace, at its end (its tickets zero when the
+   handle is made; every launch leaves them so). */
+size_t cr_exact_axis_workspace_bytes(void);
 
 /* Rows, columns, axes and segments (arguments as cr_launch_rows, _cols, _axis and _segments;
-   d_rows_workspace: the axis workspace's exact rows region). */
+   d_exact_workspace: the axis workspace's exact region). */
 cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
                                      uint64_t rows, uint64_t cols, uint64_t ld, void *d_out,
-                                     void *d_rows_workspace, void *stream);
+                                     void *d_exact_workspace, void *stream);
 cureduce_status cr_launch_exact_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
-                                     uint64_t rows, uint64_t cols, uint64_t ld, void *d_out, void *stream);
+                                     uint64_t rows, uint64_t cols, uint64_t ld, void *d_out,
+                                     void *d_exact_workspace, void *stream);
 cureduce_status cr_launch_exact_axis(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
                                      uint64_t outer, uint64_t length, uint64_t inner, void *d_out,
-                                     void *stream);
+                                     void *d_exact_workspace, void *stream);
 cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                          const void *d_in, uint64_t count, const int64_t *d_offsets,
                                          void *d_out, void *stream);

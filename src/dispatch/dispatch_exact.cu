@@ -28,11 +28,18 @@ constexpr size_t STATE_BYTES = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
 
 char *exact_region(void *d_workspace) { return static_cast<char *>(d_workspace) + cr::full_exact_offset(); }
 
-// Few long rows take a grid of blocks each (exact_full, one row a blockIdx.y), with a state and
-// a ticket per row in the axis workspace's exact region: states, then tickets. A block a row
-// (exact_segments) would leave most SMs idle.
+// The exact region of the axis workspace (d_exact_workspace): few long rows take a grid of
+// blocks each (exact_full, one row a blockIdx.y), with a state and a ticket per row (a block a
+// row would leave most SMs idle); columns cut into row slices leave a pair and flags per column
+// and slice, and take a ticket per group of 32 columns.
 constexpr uint64_t SPLIT_ROWS_MAX = 64;
 constexpr size_t SPLIT_STATES_BYTES = SPLIT_ROWS_MAX * STATE_BYTES;
+constexpr size_t SPLIT_TICKETS_BYTES = SPLIT_ROWS_MAX * sizeof(unsigned);
+constexpr uint64_t COLS_ITEMS_MAX = 1024, COLS_SLICES_MAX = 512;
+constexpr size_t COLS_TICKETS_OFFSET = SPLIT_STATES_BYTES + SPLIT_TICKETS_BYTES;
+constexpr size_t COLS_FLAGS_OFFSET = COLS_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
+constexpr size_t COLS_PARTIALS_OFFSET = COLS_FLAGS_OFFSET + COLS_ITEMS_MAX * 32 * sizeof(unsigned);
+constexpr size_t EXACT_AXIS_BYTES = COLS_PARTIALS_OFFSET + 16 + COLS_ITEMS_MAX * 32 * sizeof(double2);
 
 int sm_count() {
   int dev = 0, sms = 0;
@@ -68,20 +75,20 @@ cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, uns
                               (uint64_t)sm_count(), state, ticket, fin, stream);
 }
 
-template <cureduce_dtype IN>
-cureduce_status launch_segments(const void *d_in, cr::exact_segments_layout S, int mean, cureduce_dtype out,
-                                void *d_out, cudaStream_t stream) {
-  const uint64_t cap = (uint64_t)sm_count() * 8;
-  const unsigned grid = (unsigned)(S.count < cap ? S.count : cap);
-  cr::exact_segments<IN, BLOCK><<<grid, BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S,
-                                                            mean, out, (int)cureduce_dtype_size(out),
-                                                            static_cast<char *>(d_out));
+template <cureduce_dtype IN, int TEAM>
+cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layout &S,
+                                const cr::exact_outputs &O, uint64_t per_block, cudaStream_t stream) {
+  const uint64_t blocks = (S.count + per_block - 1) / per_block, cap = (uint64_t)sm_count() * 8;
+  const unsigned grid = (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
+  cr::exact_segments<IN, TEAM>
+      <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S, O);
   return cr::launch_status();
 }
 
 // Rows: few enough for their states, fewer than half the grid (two blocks or more each), at
-// least two tiles long and each laid out as the first take exact_full's grid; the others a
-// block each (exact_segments).
+// least two tiles long and each laid out as the first take exact_full's grid. The others take
+// a team of threads each, by their number of 16-byte vectors: 4 lanes up to 32 vectors, a warp
+// up to 512, else a block.
 template <cureduce_dtype IN>
 cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
                             cr::exact_finish fin, cudaStream_t stream) {
@@ -91,19 +98,44 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
   if (rows <= SPLIT_ROWS_MAX && 2 * rows <= sms * BLOCKS_PER_SM && L.full_tiles >= 2 && (ld * ELEM) % 16 == 0)
     return launch_full_rows<IN>(d_in, L, rows, ld, sms, reinterpret_cast<exact_word *>(ws),
                                 reinterpret_cast<unsigned *>(ws + SPLIT_STATES_BYTES), fin, stream);
-  return launch_segments<IN>(d_in, cr::exact_segments_layout{nullptr, rows, ld, cols}, fin.mean,
-                             fin.out_dtype, fin.out, stream);
+  const cr::exact_segments_layout S{nullptr, rows, ld, cols};
+  const cr::exact_outputs O{fin.mean, fin.out_dtype, fin.out_size, static_cast<char *>(fin.out)};
+  const uint64_t vectors = cols * ELEM / 16;
+  if (vectors <= 32)
+    return launch_segments<IN, 4>(d_in, S, O, cr::EXACT_AXIS_WARPS * 8, stream);
+  if (vectors <= 512)
+    return launch_segments<IN, 32>(d_in, S, O, cr::EXACT_AXIS_WARPS, stream);
+  return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, 1, stream);
 }
 
+// Columns: groups of 32 columns, each cut into row slices so that there are about
+// COLS_ITEMS_MAX (group, slice) items when the groups alone are fewer, and slices of 64 rows at
+// least.
 template <cureduce_dtype IN>
-cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, int mean, cureduce_dtype out,
-                            void *d_out, cudaStream_t stream) {
-  constexpr int WARPS = 8;
-  const uint64_t groups = (C.batches * C.cols + 31) / 32, cap = (uint64_t)sm_count() * 8;
-  const unsigned grid = (unsigned)(groups < cap ? groups : cap);
-  cr::exact_cols<IN, WARPS><<<grid, WARPS * 32, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C,
-                                                             mean, out, (int)cureduce_dtype_size(out),
-                                                             static_cast<char *>(d_out));
+cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
+                            char *ws, cudaStream_t stream) {
+  const uint64_t groups = (C.batches * C.cols + 31) / 32;
+  uint64_t slices = 1;
+  if (groups < COLS_ITEMS_MAX / 2) {
+    slices = COLS_ITEMS_MAX / groups;
+    slices = slices < COLS_SLICES_MAX ? slices : COLS_SLICES_MAX;
+    const uint64_t most = (C.rows + 63) / 64;
+    slices = slices < most ? slices : most;
+    slices = slices > 0 ? slices : 1;
+  }
+  const uint64_t slice_rows = slices > 1 ? (C.rows + slices - 1) / slices : C.rows;
+  slices = slices > 1 ? (C.rows + slice_rows - 1) / slice_rows : 1;
+  const uintptr_t partials = (reinterpret_cast<uintptr_t>(ws + COLS_PARTIALS_OFFSET) + 15) & ~(uintptr_t)15;
+  const cr::exact_cols_plan P{groups,
+                              slices,
+                              slice_rows,
+                              reinterpret_cast<double2 *>(partials),
+                              reinterpret_cast<unsigned *>(ws + COLS_FLAGS_OFFSET),
+                              reinterpret_cast<unsigned *>(ws + COLS_TICKETS_OFFSET)};
+  const uint64_t items = groups * slices, cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
+  const unsigned grid = (unsigned)(items < cap ? (items > 0 ? items : 1) : cap);
+  cr::exact_cols<IN>
+      <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C, P, O);
   return cr::launch_status();
 }
 
@@ -123,9 +155,7 @@ cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, in
 
 extern "C" size_t cr_exact_workspace_bytes(void) { return STATE_BYTES + 256; }
 
-extern "C" size_t cr_exact_rows_workspace_bytes(void) {
-  return SPLIT_STATES_BYTES + SPLIT_ROWS_MAX * sizeof(unsigned);
-}
+extern "C" size_t cr_exact_axis_workspace_bytes(void) { return EXACT_AXIS_BYTES; }
 
 extern "C" cureduce_status cr_launch_exact_full(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t n, void *d_out, void *d_workspace,
@@ -164,52 +194,56 @@ extern "C" cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t 
   return cr::launch_status();
 }
 
-// Rows and segments share one kernel: rows are segments whose offsets follow from ld.
-static cureduce_status segments_switch(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
-                                       const void *d_in, const cr::exact_segments_layout &S, void *d_out,
-                                       void *stream) {
-  const int mean = op == CUREDUCE_MEAN_EXACT;
-  const cudaStream_t s = static_cast<cudaStream_t>(stream);
-#define CALL(D) launch_segments<D>(d_in, S, mean, out, d_out, s)
-  CR_EXACT_SWITCH(CALL)
-#undef CALL
+static cr::exact_outputs outputs(cureduce_op op, cureduce_dtype out, void *d_out) {
+  return cr::exact_outputs{op == CUREDUCE_MEAN_EXACT, out, (int)cureduce_dtype_size(out),
+                           static_cast<char *>(d_out)};
 }
 
 extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
-                                                void *d_out, void *d_rows_workspace, void *stream) {
+                                                void *d_out, void *d_exact_workspace, void *stream) {
   const cr::exact_finish fin{1, op == CUREDUCE_MEAN_EXACT, out, d_out, (int)cureduce_dtype_size(out)};
-  char *ws = static_cast<char *>(d_rows_workspace);
+  char *ws = static_cast<char *>(d_exact_workspace);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
 #define CALL(D) launch_rows<D>(d_in, rows, cols, ld, ws, fin, s)
   CR_EXACT_SWITCH(CALL)
 #undef CALL
 }
 
+// Segments take a block each: their lengths are on the device.
 extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                     const void *d_in, uint64_t count,
                                                     const int64_t *d_offsets, void *d_out, void *stream) {
-  return segments_switch(op, in, out, d_in, cr::exact_segments_layout{d_offsets, count, 0, 0}, d_out, stream);
+  const cr::exact_segments_layout S{d_offsets, count, 0, 0};
+  const cr::exact_outputs O = outputs(op, out, d_out);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_segments<D, cr::EXACT_AXIS_BLOCK>(d_in, S, O, 1, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
 }
 
 static cureduce_status cols_switch(cureduce_op op, cureduce_dtype in, cureduce_dtype out, const void *d_in,
-                                   const cr::exact_cols_layout &C, void *d_out, void *stream) {
-  const int mean = op == CUREDUCE_MEAN_EXACT;
+                                   const cr::exact_cols_layout &C, void *d_out, void *d_exact_workspace,
+                                   void *stream) {
+  const cr::exact_outputs O = outputs(op, out, d_out);
+  char *ws = static_cast<char *>(d_exact_workspace);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-#define CALL(D) launch_cols<D>(d_in, C, mean, out, d_out, s)
+#define CALL(D) launch_cols<D>(d_in, C, O, ws, s)
   CR_EXACT_SWITCH(CALL)
 #undef CALL
 }
 
 extern "C" cureduce_status cr_launch_exact_cols(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
-                                                void *d_out, void *stream) {
-  return cols_switch(op, in, out, d_in, cr::exact_cols_layout{1, rows, cols, ld, 0}, d_out, stream);
+                                                void *d_out, void *d_exact_workspace, void *stream) {
+  return cols_switch(op, in, out, d_in, cr::exact_cols_layout{1, rows, cols, ld, 0}, d_out, d_exact_workspace,
+                     stream);
 }
 
 extern "C" cureduce_status cr_launch_exact_axis(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                 const void *d_in, uint64_t outer, uint64_t length,
-                                                uint64_t inner, void *d_out, void *stream) {
+                                                uint64_t inner, void *d_out, void *d_exact_workspace,
+                                                void *stream) {
   return cols_switch(op, in, out, d_in, cr::exact_cols_layout{outer, length, inner, inner, length * inner},
-                     d_out, stream);
+                     d_out, d_exact_workspace, stream);
 }

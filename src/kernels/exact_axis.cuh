@@ -1,47 +1,232 @@
 // Exact sums of rows, segments and columns. Layer: kernels.
 //
-// A block owns a whole row or segment (rows and segments) or 32 whole columns (columns), so
-// its state in shared memory is the output's whole state: the block rounds it itself, with no
-// workspace and no second launch. Elements are summed one by one through exact_pair
-// (device/exact_accumulate.cuh); the order does not matter, as in every exact sum.
+// Each output is summed in registers first: every thread's elements into an exact pair
+// (exact_thread, as in exact_full), then the pairs of the output's team (4 lanes, a warp or a
+// block for rows and segments; the warps of a block and then the blocks of its row slices for
+// columns) added into one, which cr_exact_pair_value rounds. That is exact unless a pair had
+// to give a part away (exact_pair pushes it into the warp's state in shared memory and says so:
+// wide, huge or non-finite data; the state itself cannot tell, as pushes may cancel) or a mean lies too close
+// to a rounding boundary. Such an output is summed again from its elements into a full exact state and
+// rounded from that. The order of additions never matters, so neither does the team or the grid.
 #pragma once
 
+#include "../device/block_ticket.cuh"
 #include "../device/exact_accumulate.cuh"
 #include "../device/exact_round.cuh"
 
 namespace cr {
 
+constexpr int EXACT_AXIS_BLOCK = 256, EXACT_AXIS_WARPS = EXACT_AXIS_BLOCK / 32;
+// A state of 77 words in shared memory: limbs, flags and the count.
+constexpr int EXACT_STATE_WORDS = CR_EXACT_COUNT + 1;
+// The slow paths carry their limbs after every chunk of this many elements (each element adds
+// less than 2^32 to a limb, so limbs stay far below the 2^62 the rounding takes); the fast
+// path takes outputs of at most this many elements.
+constexpr uint64_t EXACT_CHUNK = 1ull << 27;
+
 // Where segment s lies: rows (offsets NULL: s * ld, length cols) or explicit offsets.
 struct exact_segments_layout {
   const int64_t *offsets; // count + 1 offsets, or NULL for rows
   uint64_t count, ld, cols;
+
+  __device__ __forceinline__ uint64_t begin(uint64_t s) const {
+    return offsets ? (uint64_t)offsets[s] : s * ld;
+  }
+  __device__ __forceinline__ uint64_t end(uint64_t s) const {
+    return offsets ? (uint64_t)offsets[s + 1] : s * ld + cols;
+  }
 };
 
-template <cureduce_dtype IN, int BLOCK>
-__global__ void __launch_bounds__(BLOCK)
-    exact_segments(const storage_t<IN> *__restrict__ in, exact_segments_layout S, int mean,
-                   cureduce_dtype out_dtype, int out_size, char *__restrict__ out) {
-  __shared__ exact_block<BLOCK / 32> shared;
-  __shared__ int64_t final_state[CR_EXACT_COUNT + 1];
-  exact_word *const block = shared.mine(); // this warp's copy
-  for (uint64_t s = blockIdx.x; s < S.count; s += gridDim.x) {
-    const uint64_t begin = S.offsets ? (uint64_t)S.offsets[s] : s * S.ld;
-    const uint64_t end = S.offsets ? (uint64_t)S.offsets[s + 1] : begin + S.cols;
-    shared.clear();
+// Where results go: output o at out + o * size, a mean or a sum, in dtype.
+struct exact_outputs {
+  int mean;
+  cureduce_dtype dtype;
+  int size;
+  char *out;
+};
+
+// Round the exact sum a0 + a1 of `count` elements into output o, where cr_exact_pair_value can.
+// Returns false where it cannot (the caller then sums the output again into a state). An
+// empty segment's mean is left untouched.
+__device__ __forceinline__ bool exact_write_pair(const exact_pair &p, uint64_t count, bool not_neg_zero,
+                                                 const exact_outputs &O, uint64_t o) {
+  double v;
+  if (!cr_exact_pair_value(p.a0, p.a1, count, not_neg_zero, O.mean, cr_exact_format_of(O.dtype), &v))
+    return false;
+  if (count > 0 || !O.mean)
+    cr_exact_encode(v, O.dtype, O.out + o * O.size);
+  return true;
+}
+
+// Add elements [begin, end) of in to th: thread `rank` of a team of T takes its share of the
+// head below the first 16-byte boundary, every T-th vector (U at a time), and of the tail.
+template <cureduce_dtype IN, int U>
+__device__ __forceinline__ void exact_add_range(exact_thread<IN> &th, const storage_t<IN> *in, uint64_t begin,
+                                                uint64_t end, unsigned rank, unsigned T, exact_word *s) {
+  using V = vec16<storage_t<IN>>;
+  const storage_t<IN> *p = in + begin;
+  const uint64_t len = end - begin;
+  uint64_t head = ((16u - (unsigned)(reinterpret_cast<uintptr_t>(p) & 15u)) & 15u) / sizeof(storage_t<IN>);
+  head = head < len ? head : len;
+  for (uint64_t k = rank; k < head; k += T)
+    th.scalar(p[k], s);
+  const uint64_t vectors = (len - head) / V::N;
+  const V *body = reinterpret_cast<const V *>(p + head);
+  uint64_t i = rank;
+  for (; i + (uint64_t)(U - 1) * T < vectors; i += (uint64_t)U * T) {
+    V x[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      x[u] = body[i + (uint64_t)u * T];
+    th.template tile<U>(x, s);
+  }
+  for (; i < vectors; i += T) {
+    const V x[1] = {body[i]};
+    th.template tile<1>(x, s);
+  }
+  for (uint64_t k = head + vectors * V::N + rank; k < len; k += T)
+    th.scalar(p[k], s);
+}
+
+// The slow path of one output of at most EXACT_CHUNK elements, by one warp: its elements into
+// the warp's state s (clear on entry, cleared again on exit), rounded from there.
+template <cureduce_dtype IN>
+__device__ void exact_output_warp(const storage_t<IN> *in, uint64_t begin, uint64_t end,
+                                  const exact_outputs &O, uint64_t o, exact_word *s) {
+  const int lane = threadIdx.x & 31;
+  exact_thread<IN> th;
+  exact_add_range<IN, 4>(th, in, begin, end, lane, 32, s);
+  th.pair.flush(s);
+  const bool not_neg_zero = __any_sync(0xffffffffu, th.not_neg_zero);
+  if (lane == 0) {
+    s[CR_EXACT_NOT_NEG_ZERO] = not_neg_zero;
+    s[CR_EXACT_COUNT] = end - begin;
+  }
+  __syncwarp();
+  if (end > begin || !O.mean)
+    exact_write_result_warp(reinterpret_cast<const int64_t *>(s), O.mean, O.dtype, O.out + o * O.size);
+  __syncwarp();
+  for (int i = lane; i < EXACT_STATE_WORDS; i += 32)
+    s[i] = 0;
+  __syncwarp();
+}
+
+// The slow path of one output of any length, by the whole block: its elements into the warps'
+// states (clear on entry, cleared again on exit), added into the first and carried after each
+// chunk, rounded by warp 0.
+template <cureduce_dtype IN>
+__device__ void exact_output_block(const storage_t<IN> *in, uint64_t begin, uint64_t end,
+                                   const exact_outputs &O, uint64_t o, exact_word (*s)[EXACT_STATE_WORDS]) {
+  const int warp = threadIdx.x / 32;
+  bool not_neg_zero = false;
+  for (uint64_t c = begin; c < end; c += EXACT_CHUNK) {
     exact_thread<IN> th;
-    for (uint64_t i = begin + threadIdx.x; i < end; i += BLOCK)
-      th.scalar(in[i], block);
-    th.flush(block);
-    exact_word *const merged = shared.merge();
-    exact_block_carry(merged);
-    for (int i = threadIdx.x; i < CR_EXACT_COUNT; i += BLOCK)
-      final_state[i] = (int64_t)merged[i];
-    if (threadIdx.x == 0)
-      final_state[CR_EXACT_COUNT] = (int64_t)(end - begin);
+    exact_add_range<IN, 4>(th, in, c, end - c < EXACT_CHUNK ? end : c + EXACT_CHUNK, threadIdx.x,
+                           EXACT_AXIS_BLOCK, s[warp]);
+    th.pair.flush(s[warp]);
+    not_neg_zero |= th.not_neg_zero;
     __syncthreads();
-    if (threadIdx.x < 32 && (end > begin || !mean)) // an empty segment's mean is left untouched
-      exact_write_result_warp(final_state, mean, out_dtype, out + s * out_size);
-    __syncthreads();
+    for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += EXACT_AXIS_BLOCK) {
+      exact_word sum = s[0][i];
+#pragma unroll
+      for (int w = 1; w < EXACT_AXIS_WARPS; ++w) {
+        sum += s[w][i];
+        s[w][i] = 0;
+      }
+      s[0][i] = sum;
+    }
+    exact_block_carry(s[0]);
+  }
+  not_neg_zero = __syncthreads_or(not_neg_zero);
+  if (threadIdx.x == 0) {
+    s[0][CR_EXACT_NOT_NEG_ZERO] = not_neg_zero;
+    s[0][CR_EXACT_COUNT] = end - begin;
+  }
+  __syncthreads();
+  if (warp == 0 && (end > begin || !O.mean))
+    exact_write_result_warp(reinterpret_cast<const int64_t *>(s[0]), O.mean, O.dtype, O.out + o * O.size);
+  __syncthreads();
+  for (int i = threadIdx.x; i < EXACT_AXIS_WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+    (&s[0][0])[i] = 0;
+  __syncthreads();
+}
+
+// Rows and segments, TEAM threads an output: 4 or 32 (rows of at most EXACT_CHUNK elements, a
+// warp taking 32 / TEAM of them at a time) or EXACT_AXIS_BLOCK (any length).
+template <cureduce_dtype IN, int TEAM>
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
+    exact_segments(const storage_t<IN> *__restrict__ in, exact_segments_layout S, exact_outputs O) {
+  constexpr int WARPS = EXACT_AXIS_WARPS;
+  __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // one a warp, clear between outputs
+  __shared__ double pairs[WARPS][2];
+  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+    (&states[0][0])[i] = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  exact_word *const mine = states[warp];
+
+  if constexpr (TEAM <= 32) {
+    constexpr int PER_WARP = 32 / TEAM;
+    const unsigned rank = lane % TEAM;
+    const unsigned team_mask = TEAM == 32 ? 0xffffffffu : ((1u << TEAM) - 1u) << (lane - rank);
+    const uint64_t step = (uint64_t)gridDim.x * WARPS * PER_WARP;
+    for (uint64_t first = ((uint64_t)blockIdx.x * WARPS + warp) * PER_WARP; first < S.count; first += step) {
+      const uint64_t s = first + lane / TEAM;
+      const bool valid = s < S.count;
+      const uint64_t begin = valid ? S.begin(s) : 0, end = valid ? S.end(s) : 0;
+      exact_thread<IN> th;
+      exact_add_range<IN, 4>(th, in, begin, end, rank, TEAM, mine);
+      exact_pair_reduce<TEAM>(th.pair, mine);
+      const bool not_neg_zero = (__ballot_sync(0xffffffffu, th.not_neg_zero) & team_mask) != 0;
+      const bool used = __any_sync(0xffffffffu, th.pair.pushed);
+      const bool done =
+          valid && rank == 0 && !used && exact_write_pair(th.pair, end - begin, not_neg_zero, O, s);
+      unsigned redo = __ballot_sync(0xffffffffu, valid && rank == 0 && !done);
+      if (redo && used) {
+        for (int i = lane; i < EXACT_STATE_WORDS; i += 32)
+          mine[i] = 0;
+        __syncwarp();
+      }
+      for (; redo; redo &= redo - 1) {
+        const uint64_t r = first + (unsigned)(__ffs(redo) - 1) / TEAM;
+        exact_output_warp<IN>(in, S.begin(r), S.end(r), O, r, mine);
+      }
+    }
+  } else {
+    static_assert(TEAM == EXACT_AXIS_BLOCK, "a team is 4 lanes, a warp or the block");
+    for (uint64_t s = blockIdx.x; s < S.count; s += gridDim.x) {
+      const uint64_t begin = S.begin(s), end = S.end(s);
+      const bool fast = end - begin <= EXACT_CHUNK;
+      exact_thread<IN> th;
+      if (fast)
+        exact_add_range<IN, 4>(th, in, begin, end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
+      exact_pair_reduce<32>(th.pair, mine);
+      bool pushed = th.pair.pushed;
+      if (lane == 0) {
+        pairs[warp][0] = th.pair.a0;
+        pairs[warp][1] = th.pair.a1;
+      }
+      const bool not_neg_zero = __syncthreads_or(th.not_neg_zero);
+      if (warp == 0) {
+        exact_pair p;
+        if (lane < WARPS) {
+          p.a0 = pairs[lane][0];
+          p.a1 = pairs[lane][1];
+        }
+        exact_pair_reduce<WARPS>(p, mine);
+        th.pair = p;
+        pushed = pushed || p.pushed;
+      }
+      const bool used = __syncthreads_or(pushed);
+      const bool done =
+          threadIdx.x != 0 || (fast && !used && exact_write_pair(th.pair, end - begin, not_neg_zero, O, s));
+      if (__syncthreads_or(!done)) {
+        for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+          (&states[0][0])[i] = 0;
+        __syncthreads();
+        exact_output_block<IN>(in, begin, end, O, s, states);
+      }
+    }
   }
 }
 
@@ -51,44 +236,160 @@ struct exact_cols_layout {
   uint64_t batches, rows, cols, ld, batch_stride;
 };
 
-// Lane l of every warp sums column v0 + l over the rows w, w + WARPS, ...; the 32 columns'
-// states live side by side in shared memory.
-template <cureduce_dtype IN, int WARPS>
-__global__ void __launch_bounds__(WARPS * 32)
-    exact_cols(const storage_t<IN> *__restrict__ in, exact_cols_layout C, int mean, cureduce_dtype out_dtype,
-               int out_size, char *__restrict__ out) {
-  __shared__ exact_word block[32][EXACT_BLOCK_WORDS];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const uint64_t columns = C.batches * C.cols;
-  for (uint64_t v0 = (uint64_t)blockIdx.x * 32; v0 < columns; v0 += (uint64_t)gridDim.x * 32) {
-    for (int i = threadIdx.x; i < 32 * EXACT_BLOCK_WORDS; i += WARPS * 32)
-      (&block[0][0])[i] = 0;
+// How columns are cut: groups of 32 (a lane each), each in `slices` slices of slice_rows rows
+// (a block each). With more than one slice, each block leaves its 32 pairs and flags in the
+// workspace (item = group * slices + slice) and the last block of a group adds them up.
+struct exact_cols_plan {
+  uint64_t groups, slices, slice_rows;
+  double2 *partials; // [item][32]
+  unsigned *flags;   // [item][32]: 1 a state was used, 2 an element was not -0.0
+  unsigned *tickets; // [group]
+};
+
+// Add rows r, r + step, ... below end of one column to th: for all but f64, N rows (U vectors'
+// worth) at a time, gathered into vectors for exact_tile.
+template <cureduce_dtype IN>
+__device__ __forceinline__ void exact_add_column(exact_thread<IN> &th, const storage_t<IN> *col, uint64_t ld,
+                                                 uint64_t r, uint64_t end, uint64_t step, exact_word *s) {
+  using T = storage_t<IN>;
+  using V = vec16<T>;
+  if constexpr (IN != CUREDUCE_F64) {
+    constexpr int U = IN == CUREDUCE_F32 ? 2 : 1, N = U * V::N;
+    for (; r + (N - 1) * step < end; r += N * step) {
+      T e[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        e[i] = col[(r + i * step) * ld];
+      V x[U];
+      memcpy(x, e, sizeof x);
+      th.template tile<U>(x, s);
+    }
+  }
+#pragma unroll 4
+  for (; r < end; r += step)
+    th.scalar(col[r * ld], s);
+}
+
+// The pairs of the block's warps for each lane's column, added into warp 0's (p and
+// not_neg_zero there). Every thread calls it; returns whether any warp's state was used.
+__device__ __forceinline__ bool exact_cols_combine(exact_pair &p, bool &not_neg_zero, bool used,
+                                                   double2 (*pairs)[32], unsigned *nnz, exact_word *mine) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  pairs[warp][lane] = make_double2(p.a0, p.a1);
+  const unsigned bits = __ballot_sync(0xffffffffu, not_neg_zero);
+  if (lane == 0)
+    nnz[warp] = bits;
+  used = __syncthreads_or(used || p.pushed);
+  if (warp == 0) {
+    unsigned all = bits;
+#pragma unroll
+    for (int w = 1; w < EXACT_AXIS_WARPS; ++w) {
+      p.add(pairs[w][lane].x, mine);
+      p.add(pairs[w][lane].y, mine);
+      all |= nnz[w];
+    }
+    not_neg_zero = (all >> lane) & 1u;
+    used = __any_sync(0xffffffffu, p.pushed) || used;
+  }
+  __syncthreads(); // pairs and nnz free again
+  return used;
+}
+
+// The slow path of one group of 32 columns, by the whole block: lane l's elements into column
+// l's state in shared memory (clear on entry, cleared again on exit), carried after each chunk
+// of rows, rounded by one thread a column.
+template <cureduce_dtype IN>
+__device__ void exact_cols_slow(const storage_t<IN> *in, const exact_cols_layout &C, uint64_t group,
+                                const exact_outputs &O, exact_word (*cs)[EXACT_STATE_WORDS]) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const uint64_t v = group * 32 + lane;
+  const bool valid = v < C.batches * C.cols;
+  const uint64_t b = valid ? v / C.cols : 0;
+  const storage_t<IN> *col = in + b * C.batch_stride + (v - b * C.cols);
+  const uint64_t chunk_rows = EXACT_CHUNK / 32;
+  for (uint64_t c = 0; c < C.rows; c += chunk_rows) {
+    const uint64_t end = C.rows - c < chunk_rows ? C.rows : c + chunk_rows;
+    if (valid) {
+      exact_thread<IN> th;
+      for (uint64_t r = c + warp; r < end; r += EXACT_AXIS_WARPS)
+        th.scalar(col[r * C.ld], cs[lane]);
+      exact_push(cs[lane], th.pair.a0); // one state a lane: no warp-wide flush
+      exact_push(cs[lane], th.pair.a1);
+      if (th.not_neg_zero)
+        atomicOr(&cs[lane][CR_EXACT_NOT_NEG_ZERO], 1ull);
+    }
     __syncthreads();
-    const uint64_t v = v0 + lane;
-    exact_pair pair;
-    bool not_neg_zero = false;
-    if (v < columns) {
-      const uint64_t b = v / C.cols;
-      const storage_t<IN> *col = in + b * C.batch_stride + (v - b * C.cols);
-      for (uint64_t r = warp; r < C.rows; r += WARPS) {
-        const double x = (double)widen<IN>(col[r * C.ld]);
-        not_neg_zero |= !(x == 0.0 && signbit(x));
-        pair.add(x, block[lane]);
+    if (warp == 0 && valid)
+      cr_exact_carry(reinterpret_cast<int64_t *>(cs[lane]), 0, CR_EXACT_LIMBS - 1);
+    __syncthreads();
+  }
+  if (warp == 0 && valid) {
+    cs[lane][CR_EXACT_COUNT] = C.rows;
+    exact_write_result(reinterpret_cast<const int64_t *>(cs[lane]), O.mean, O.dtype, O.out + v * O.size);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < 32 * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+    (&cs[0][0])[i] = 0;
+  __syncthreads();
+}
+
+// Columns: lane l of every warp sums column 32 g + l over rows w, w + 8, ... of its slice; the
+// warps' pairs are added in warp 0, and (with several slices) the slices' pairs by the last
+// block of the group. The warps' states only take what pairs push (never read: the slow path
+// has its own).
+template <cureduce_dtype IN>
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
+    exact_cols(const storage_t<IN> *__restrict__ in, exact_cols_layout C, exact_cols_plan P,
+               exact_outputs O) {
+  constexpr int WARPS = EXACT_AXIS_WARPS;
+  __shared__ exact_word states[WARPS][EXACT_STATE_WORDS];     // the fast path's, one a warp
+  __shared__ exact_word column_states[32][EXACT_STATE_WORDS]; // the slow path's
+  __shared__ double2 pairs[WARPS][32];
+  __shared__ unsigned nnz[WARPS];
+  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+    (&states[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < 32 * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+    (&column_states[0][0])[i] = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  exact_word *const mine = states[warp];
+  const uint64_t columns = C.batches * C.cols, items = P.groups * P.slices;
+
+  for (uint64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const uint64_t group = item / P.slices, slice = item - group * P.slices;
+    const uint64_t v = group * 32 + lane;
+    const bool valid = v < columns;
+    const uint64_t b = valid ? v / C.cols : 0;
+    const storage_t<IN> *col = in + b * C.batch_stride + (v - b * C.cols);
+    const uint64_t r0 = slice * P.slice_rows, r1 = C.rows - r0 < P.slice_rows ? C.rows : r0 + P.slice_rows;
+    exact_thread<IN> th;
+    if (valid)
+      exact_add_column<IN>(th, col, C.ld, r0 + warp, r1, WARPS, mine);
+    bool not_neg_zero = th.not_neg_zero;
+    bool used = exact_cols_combine(th.pair, not_neg_zero, false, pairs, nnz, mine);
+    if (P.slices > 1) {
+      if (warp == 0) {
+        P.partials[item * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
+        P.flags[item * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
       }
-      exact_push(block[lane], pair.a0); // one state per lane: no warp-wide flush
-      exact_push(block[lane], pair.a1);
-      if (not_neg_zero)
-        atomicOr(&block[lane][CR_EXACT_NOT_NEG_ZERO], 1ull);
+      if (!block_last_arrival(&P.tickets[group], (unsigned)P.slices))
+        continue;
+      exact_pair p;
+      unsigned flags = 0;
+      for (uint64_t k = warp; k < P.slices; k += WARPS) {
+        const uint64_t at = (group * P.slices + k) * 32 + lane;
+        const double2 q = __ldcg(&P.partials[at]);
+        flags |= __ldcg(&P.flags[at]);
+        p.add(q.x, mine);
+        p.add(q.y, mine);
+      }
+      th.pair = p;
+      not_neg_zero = (flags & 2u) != 0;
+      used = exact_cols_combine(th.pair, not_neg_zero, __syncthreads_or(flags & 1u), pairs, nnz, mine);
     }
-    __syncthreads();
-    if (warp == 0 && v < columns) {
-      int64_t s[CR_EXACT_COUNT + 1];
-      for (int i = 0; i < CR_EXACT_COUNT; ++i)
-        s[i] = (int64_t)block[lane][i];
-      s[CR_EXACT_COUNT] = (int64_t)C.rows;
-      exact_write_result(s, mean, out_dtype, out + v * out_size);
-    }
-    __syncthreads();
+    const bool done = warp != 0 || !valid || (!used && exact_write_pair(th.pair, C.rows, not_neg_zero, O, v));
+    if (__syncthreads_or(!done))
+      exact_cols_slow<IN>(in, C, group, O, column_states);
   }
 }
 
