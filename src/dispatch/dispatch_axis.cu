@@ -7,7 +7,7 @@ extern "C" size_t cr_axis_workspace_bytes(void) {
   return cr::axis_workspace_bytes() + cr_exact_axis_workspace_bytes();
 }
 
-static void *exact_region(void *d_workspace) {
+static void *exact_axis_region(void *d_workspace) {
   return static_cast<char *>(d_workspace) + cr::axis_workspace_bytes();
 }
 
@@ -32,7 +32,8 @@ extern "C" cureduce_status cr_launch_rows(cureduce_op op, cureduce_dtype in, cur
                                           const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                           void *d_out, void *d_workspace, void *stream) {
   if (is_exact(op))
-    return cr_launch_exact_rows(op, in, acc, d_in, rows, cols, ld, d_out, exact_region(d_workspace), stream);
+    return cr_launch_exact_rows(op, in, acc, d_in, rows, cols, ld, d_out, exact_axis_region(d_workspace),
+                                stream);
   return select(cr::AXIS_ROWS, op, in, acc, call(d_in, d_out, d_workspace, stream),
                 cr::axis_shape{1, rows, cols, ld, nullptr});
 }
@@ -41,7 +42,8 @@ extern "C" cureduce_status cr_launch_cols(cureduce_op op, cureduce_dtype in, cur
                                           const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                           void *d_out, void *d_workspace, void *stream) {
   if (is_exact(op))
-    return cr_launch_exact_cols(op, in, acc, d_in, rows, cols, ld, d_out, exact_region(d_workspace), stream);
+    return cr_launch_exact_cols(op, in, acc, d_in, rows, cols, ld, d_out, exact_axis_region(d_workspace),
+                                stream);
   return select(cr::AXIS_COLS, op, in, acc, call(d_in, d_out, d_workspace, stream),
                 cr::axis_shape{1, rows, cols, ld, nullptr});
 }
@@ -50,8 +52,8 @@ extern "C" cureduce_status cr_launch_axis(cureduce_op op, cureduce_dtype in, cur
                                           const void *d_in, uint64_t outer, uint64_t length, uint64_t inner,
                                           void *d_out, void *d_workspace, void *stream) {
   if (is_exact(op))
-    return cr_launch_exact_axis(op, in, acc, d_in, outer, length, inner, d_out, exact_region(d_workspace),
-                                stream);
+    return cr_launch_exact_axis(op, in, acc, d_in, outer, length, inner, d_out,
+                                exact_axis_region(d_workspace), stream);
   return select(cr::AXIS_COLS, op, in, acc, call(d_in, d_out, d_workspace, stream),
                 cr::axis_shape{outer, length, inner, inner, nullptr});
 }

@@ -75,9 +75,11 @@ cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, uns
                               (uint64_t)sm_count(), state, ticket, fin, stream);
 }
 
+// TEAM threads an output: a block takes EXACT_AXIS_BLOCK / TEAM outputs at a time.
 template <cureduce_dtype IN, int TEAM>
 cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layout &S,
-                                const cr::exact_outputs &O, uint64_t per_block, cudaStream_t stream) {
+                                const cr::exact_outputs &O, cudaStream_t stream) {
+  constexpr uint64_t per_block = cr::EXACT_AXIS_BLOCK / TEAM;
   const uint64_t blocks = (S.count + per_block - 1) / per_block, cap = (uint64_t)sm_count() * 8;
   const unsigned grid = (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
   cr::exact_segments<IN, TEAM>
@@ -102,10 +104,10 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
   const cr::exact_outputs O{fin.mean, fin.out_dtype, fin.out_size, static_cast<char *>(fin.out)};
   const uint64_t vectors = cols * ELEM / 16;
   if (vectors <= 32)
-    return launch_segments<IN, 4>(d_in, S, O, cr::EXACT_AXIS_WARPS * 8, stream);
+    return launch_segments<IN, 4>(d_in, S, O, stream);
   if (vectors <= 512)
-    return launch_segments<IN, 32>(d_in, S, O, cr::EXACT_AXIS_WARPS, stream);
-  return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, 1, stream);
+    return launch_segments<IN, 32>(d_in, S, O, stream);
+  return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
 }
 
 // Columns: groups of 32 columns, each cut into row slices so that there are about
@@ -217,7 +219,7 @@ extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dty
   const cr::exact_segments_layout S{d_offsets, count, 0, 0};
   const cr::exact_outputs O = outputs(op, out, d_out);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-#define CALL(D) launch_segments<D, cr::EXACT_AXIS_BLOCK>(d_in, S, O, 1, s)
+#define CALL(D) launch_segments<D, cr::EXACT_AXIS_BLOCK>(d_in, S, O, s)
   CR_EXACT_SWITCH(CALL)
 #undef CALL
 }

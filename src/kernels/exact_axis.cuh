@@ -234,6 +234,12 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
 // apart), numbered across the batch: column v is column v % cols of matrix v / cols.
 struct exact_cols_layout {
   uint64_t batches, rows, cols, ld, batch_stride;
+
+  // The first element of column v (< batches * cols).
+  template <class T> __device__ __forceinline__ const T *column(const T *in, uint64_t v) const {
+    const uint64_t b = v / cols;
+    return in + b * batch_stride + (v - b * cols);
+  }
 };
 
 // How columns are cut: groups of 32 (a lane each), each in `slices` slices of slice_rows rows
@@ -304,8 +310,7 @@ __device__ void exact_cols_slow(const storage_t<IN> *in, const exact_cols_layout
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const uint64_t v = group * 32 + lane;
   const bool valid = v < C.batches * C.cols;
-  const uint64_t b = valid ? v / C.cols : 0;
-  const storage_t<IN> *col = in + b * C.batch_stride + (v - b * C.cols);
+  const storage_t<IN> *col = C.column(in, valid ? v : 0);
   const uint64_t chunk_rows = EXACT_CHUNK / 32;
   for (uint64_t c = 0; c < C.rows; c += chunk_rows) {
     const uint64_t end = C.rows - c < chunk_rows ? C.rows : c + chunk_rows;
@@ -359,8 +364,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
     const uint64_t group = item / P.slices, slice = item - group * P.slices;
     const uint64_t v = group * 32 + lane;
     const bool valid = v < columns;
-    const uint64_t b = valid ? v / C.cols : 0;
-    const storage_t<IN> *col = in + b * C.batch_stride + (v - b * C.cols);
+    const storage_t<IN> *col = C.column(in, valid ? v : 0);
     const uint64_t r0 = slice * P.slice_rows, r1 = C.rows - r0 < P.slice_rows ? C.rows : r0 + P.slice_rows;
     exact_thread<IN> th;
     if (valid)
