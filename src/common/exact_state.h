@@ -259,10 +259,22 @@ CR_HD double cr_two_sum(double a, double b, double *s) {
 CR_HD double cr_exact_round_double(double x, cr_exact_format f) {
   if (x == 0.0 || !isfinite(x))
     return x;
-  int lsb = ilogb(x) - (f.precision - 1);
+  /* x's exponent from its bits (below the true one for subnormal x, which the clamp to
+     min_exp then overrides) */
+  int lsb = (int)((cr_exact_bits(x) >> 52) & 0x7ff) - 1023 - (f.precision - 1);
   if (lsb < f.min_exp)
     lsb = f.min_exp;
-  const double v = ldexp(rint(ldexp(x, -lsb)), lsb); /* both scalings exact */
+  if (lsb > 1023 - 52 || f.precision > 51) { /* beyond every narrow format: scale instead */
+    const double v = ldexp(rint(ldexp(x, -lsb)), lsb);
+    return fabs(v) > f.max_finite ? copysign(INFINITY, v) : v;
+  }
+  /* |x| < 2^(lsb + precision) <= 2^(lsb + 51): x + 1.5 2^(lsb + 52) stays in the binade whose
+     last bit is 2^lsb, so the addition rounds x to that bit (ties to even: the constant's bit
+     there is 0) and the subtraction is exact. */
+  const uint64_t sb = ((uint64_t)(lsb + 52 + 1023) << 52) | (1ull << 51);
+  double c;
+  memcpy(&c, &sb, sizeof c);
+  const double v = copysign((x + c) - c, x);
   return fabs(v) > f.max_finite ? copysign(INFINITY, v) : v;
 }
 

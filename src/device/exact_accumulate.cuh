@@ -8,6 +8,7 @@
 #include "vector_fold.cuh"
 
 #include <stdint.h>
+#include <type_traits>
 
 namespace cr {
 
@@ -134,6 +135,20 @@ template <int WIDTH> __device__ __forceinline__ void exact_pair_reduce(exact_pai
       p.add(b1, s);
     }
   }
+}
+
+// -0.0 in IN's storage (the sign bit alone): padding that adds nothing and sets no sign flag.
+template <cureduce_dtype IN> __device__ __forceinline__ storage_t<IN> negative_zero() {
+  using T = storage_t<IN>;
+  using B = typename std::conditional<
+      sizeof(T) == 1, uint8_t,
+      typename std::conditional<sizeof(T) == 2, uint16_t,
+                                typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type>::
+      type;
+  const B bits = (B)(B(1) << (8 * sizeof(T) - 1));
+  T t;
+  memcpy(&t, &bits, sizeof t);
+  return t;
 }
 
 // Whether every element of a vector is -0.0 (its bytes are the sign bit of each element).

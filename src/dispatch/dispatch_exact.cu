@@ -89,8 +89,9 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
 
 // Rows: few enough for their states, fewer than half the grid (two blocks or more each), at
 // least two tiles long and each laid out as the first take exact_full's grid. The others take
-// a team of threads each, by their number of 16-byte vectors: 4 lanes up to 32 vectors, a warp
-// up to 512, else a block.
+// a team of threads each, by their number of 16-byte vectors: a lane up to 8 vectors (a team's
+// combine and a rounding by one lane in four cost more than such a row's reads), 4 lanes up to
+// 32, a warp up to 512, else a block.
 template <cureduce_dtype IN>
 cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
                             cr::exact_finish fin, cudaStream_t stream) {
@@ -103,11 +104,43 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
   const cr::exact_segments_layout S{nullptr, rows, ld, cols};
   const cr::exact_outputs O{fin.mean, fin.out_dtype, fin.out_size, static_cast<char *>(fin.out)};
   const uint64_t vectors = cols * ELEM / 16;
+  if (vectors <= 8)
+    return launch_segments<IN, 1>(d_in, S, O, stream);
   if (vectors <= 32)
     return launch_segments<IN, 4>(d_in, S, O, stream);
   if (vectors <= 512)
     return launch_segments<IN, 32>(d_in, S, O, stream);
   return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
+}
+
+// Columns of at most THIN_ROWS rows, and enough of them for a grid of single-slice groups:
+// a thread a column, or a 4-byte word of columns when the narrow type's rows and matrices keep
+// such words aligned.
+constexpr uint64_t THIN_ROWS = 128;
+
+template <cureduce_dtype IN, int K>
+cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
+                                 cudaStream_t stream) {
+  const uint64_t blocks = (C.batches * C.cols / K + cr::EXACT_AXIS_BLOCK - 1) / cr::EXACT_AXIS_BLOCK;
+  const uint64_t cap = (uint64_t)sm_count() * cr::exact_thin_blocks_per_sm(K);
+  const unsigned grid = (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
+  cr::exact_cols_thin<IN, K>
+      <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C, O);
+  return cr::launch_status();
+}
+
+template <cureduce_dtype IN>
+cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
+                                 cudaStream_t stream) {
+  constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
+  if constexpr (ELEM < 4) {
+    constexpr int K = 4 / ELEM;
+    const bool words = reinterpret_cast<uintptr_t>(d_in) % 4 == 0 && C.cols % K == 0 && C.ld % K == 0 &&
+                       C.batch_stride % K == 0;
+    if (words)
+      return launch_cols_thin<IN, K>(d_in, C, O, stream);
+  }
+  return launch_cols_thin<IN, 1>(d_in, C, O, stream);
 }
 
 // Columns: groups of 32 columns, each cut into row slices so that there are about
@@ -117,6 +150,8 @@ template <cureduce_dtype IN>
 cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
                             char *ws, cudaStream_t stream) {
   const uint64_t groups = (C.batches * C.cols + 31) / 32;
+  if (C.rows <= THIN_ROWS && groups >= COLS_ITEMS_MAX / 2)
+    return launch_cols_thin<IN>(d_in, C, O, stream);
   uint64_t slices = 1;
   if (groups < COLS_ITEMS_MAX / 2) {
     slices = COLS_ITEMS_MAX / groups;

@@ -53,8 +53,19 @@ __device__ __forceinline__ bool exact_write_pair(const exact_pair &p, uint64_t c
   double v;
   if (!cr_exact_pair_value(p.a0, p.a1, count, not_neg_zero, O.mean, cr_exact_format_of(O.dtype), &v))
     return false;
-  if (count > 0 || !O.mean)
-    cr_exact_encode(v, O.dtype, O.out + o * O.size);
+  if (count > 0 || !O.mean) { // one store of the output's width (the API checks its alignment)
+    unsigned long long bits = 0;
+    cr_exact_encode(v, O.dtype, &bits);
+    char *const at = O.out + o * O.size;
+    if (O.size == 8)
+      *reinterpret_cast<unsigned long long *>(at) = bits;
+    else if (O.size == 4)
+      *reinterpret_cast<unsigned *>(at) = (unsigned)bits;
+    else if (O.size == 2)
+      *reinterpret_cast<unsigned short *>(at) = (unsigned short)bits;
+    else
+      *reinterpret_cast<unsigned char *>(at) = (unsigned char)bits;
+  }
   return true;
 }
 
@@ -88,27 +99,45 @@ __device__ __forceinline__ void exact_add_range(exact_thread<IN> &th, const stor
     th.scalar(p[k], s);
 }
 
-// The slow path of one output of at most EXACT_CHUNK elements, by one warp: its elements into
-// the warp's state s (clear on entry, cleared again on exit), rounded from there.
+// What the lanes of a warp hold for one output of `count` elements, added into the warp's state
+// s (clear on entry, cleared again on exit) and rounded from there. Every lane calls it.
 template <cureduce_dtype IN>
-__device__ void exact_output_warp(const storage_t<IN> *in, uint64_t begin, uint64_t end,
-                                  const exact_outputs &O, uint64_t o, exact_word *s) {
+__device__ void exact_round_warp(const exact_thread<IN> &th, uint64_t count, const exact_outputs &O,
+                                 uint64_t o, exact_word *s) {
   const int lane = threadIdx.x & 31;
-  exact_thread<IN> th;
-  exact_add_range<IN, 4>(th, in, begin, end, lane, 32, s);
   th.pair.flush(s);
   const bool not_neg_zero = __any_sync(0xffffffffu, th.not_neg_zero);
   if (lane == 0) {
     s[CR_EXACT_NOT_NEG_ZERO] = not_neg_zero;
-    s[CR_EXACT_COUNT] = end - begin;
+    s[CR_EXACT_COUNT] = count;
   }
   __syncwarp();
-  if (end > begin || !O.mean)
+  if (count > 0 || !O.mean)
     exact_write_result_warp(reinterpret_cast<const int64_t *>(s), O.mean, O.dtype, O.out + o * O.size);
   __syncwarp();
   for (int i = lane; i < EXACT_STATE_WORDS; i += 32)
     s[i] = 0;
   __syncwarp();
+}
+
+// The slow path of one output of at most EXACT_CHUNK elements, by one warp: its elements into
+// the warp's state s (clear on entry, cleared again on exit), rounded from there.
+template <cureduce_dtype IN>
+__device__ void exact_output_warp(const storage_t<IN> *in, uint64_t begin, uint64_t end,
+                                  const exact_outputs &O, uint64_t o, exact_word *s) {
+  exact_thread<IN> th;
+  exact_add_range<IN, 4>(th, in, begin, end, threadIdx.x & 31, 32, s);
+  exact_round_warp<IN>(th, end - begin, O, o, s);
+}
+
+// The slow path of one column of at most EXACT_CHUNK rows, by one warp, as exact_output_warp.
+template <cureduce_dtype IN>
+__device__ void exact_column_warp(const storage_t<IN> *col, uint64_t ld, uint64_t rows,
+                                  const exact_outputs &O, uint64_t o, exact_word *s) {
+  exact_thread<IN> th;
+  for (uint64_t r = threadIdx.x & 31; r < rows; r += 32)
+    th.scalar(col[r * ld], s);
+  exact_round_warp<IN>(th, rows, O, o, s);
 }
 
 // The slow path of one output of any length, by the whole block: its elements into the warps'
@@ -151,7 +180,7 @@ __device__ void exact_output_block(const storage_t<IN> *in, uint64_t begin, uint
   __syncthreads();
 }
 
-// Rows and segments, TEAM threads an output: 4 or 32 (rows of at most EXACT_CHUNK elements, a
+// Rows and segments, TEAM threads an output: 1, 4 or 32 (rows of at most EXACT_CHUNK elements, a
 // warp taking 32 / TEAM of them at a time) or EXACT_AXIS_BLOCK (any length).
 template <cureduce_dtype IN, int TEAM>
 __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
@@ -178,11 +207,11 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
       exact_add_range<IN, 4>(th, in, begin, end, rank, TEAM, mine);
       exact_pair_reduce<TEAM>(th.pair, mine);
       const bool not_neg_zero = (__ballot_sync(0xffffffffu, th.not_neg_zero) & team_mask) != 0;
-      const bool used = __any_sync(0xffffffffu, th.pair.pushed);
-      const bool done =
-          valid && rank == 0 && !used && exact_write_pair(th.pair, end - begin, not_neg_zero, O, s);
+      const unsigned pushed = __ballot_sync(0xffffffffu, th.pair.pushed); // lanes that used mine
+      const bool done = valid && rank == 0 && (pushed & team_mask) == 0 &&
+                        exact_write_pair(th.pair, end - begin, not_neg_zero, O, s);
       unsigned redo = __ballot_sync(0xffffffffu, valid && rank == 0 && !done);
-      if (redo && used) {
+      if (redo && pushed) {
         for (int i = lane; i < EXACT_STATE_WORDS; i += 32)
           mine[i] = 0;
         __syncwarp();
@@ -193,7 +222,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
       }
     }
   } else {
-    static_assert(TEAM == EXACT_AXIS_BLOCK, "a team is 4 lanes, a warp or the block");
+    static_assert(TEAM == EXACT_AXIS_BLOCK, "a team is a lane, 4 lanes, a warp or the block");
     for (uint64_t s = blockIdx.x; s < S.count; s += gridDim.x) {
       const uint64_t begin = S.begin(s), end = S.end(s);
       const bool fast = end - begin <= EXACT_CHUNK;
@@ -252,29 +281,92 @@ struct exact_cols_plan {
   unsigned *tickets; // [group]
 };
 
-// Add rows r, r + step, ... below end of one column to th: for all but f64, N rows (U vectors'
-// worth) at a time, gathered into vectors for exact_tile.
+// Rows a column tile gathers for exact_tile: U vectors' worth (f64 is added element by element).
+template <cureduce_dtype IN> struct exact_column_tile {
+  static constexpr int U = IN == CUREDUCE_F32 ? 2 : 1, N = U * vec16<storage_t<IN>>::N;
+};
+
+// Add rows r, r + step, ... below end of one column to th: for all but f64, N rows at a time,
+// gathered into vectors for exact_tile, the last ones padded with -0.0.
 template <cureduce_dtype IN>
 __device__ __forceinline__ void exact_add_column(exact_thread<IN> &th, const storage_t<IN> *col, uint64_t ld,
                                                  uint64_t r, uint64_t end, uint64_t step, exact_word *s) {
   using T = storage_t<IN>;
   using V = vec16<T>;
   if constexpr (IN != CUREDUCE_F64) {
-    constexpr int U = IN == CUREDUCE_F32 ? 2 : 1, N = U * V::N;
-    for (; r + (N - 1) * step < end; r += N * step) {
+    constexpr int U = exact_column_tile<IN>::U, N = exact_column_tile<IN>::N;
+    for (; r < end; r += N * step) {
       T e[N];
 #pragma unroll
       for (int i = 0; i < N; ++i)
-        e[i] = col[(r + i * step) * ld];
+        e[i] = r + i * step < end ? col[(r + i * step) * ld] : negative_zero<IN>();
       V x[U];
       memcpy(x, e, sizeof x);
       th.template tile<U>(x, s);
     }
-  }
+  } else {
 #pragma unroll 4
-  for (; r < end; r += step)
-    th.scalar(col[r * ld], s);
+    for (; r < end; r += step)
+      th.scalar(col[r * ld], s);
+  }
 }
+
+// EXACT_PACK_ROWS rows of K neighbouring columns, one word of K elements a row (one column, or
+// a 4-byte word of a narrow type), rows past the end padded with -0.0.
+constexpr int EXACT_PACK_ROWS = 8;
+template <cureduce_dtype IN, int K> struct exact_pack {
+  using T = storage_t<IN>;
+  using word = typename std::conditional<
+      K * sizeof(T) == 8, unsigned long long,
+      typename std::conditional<
+          K * sizeof(T) == 4, unsigned,
+          typename std::conditional<K * sizeof(T) == 2, unsigned short, unsigned char>::type>::type>::type;
+  static_assert(K * sizeof(T) == sizeof(word), "a pack is one word");
+  word w[EXACT_PACK_ROWS];
+
+  // Rows r .. r + EXACT_PACK_ROWS - 1 below rows, of the columns at col.
+  __device__ __forceinline__ void load(const T *col, uint64_t ld, uint64_t r, uint64_t rows) {
+    T pad[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+      pad[j] = negative_zero<IN>();
+    word padding;
+    memcpy(&padding, pad, sizeof padding);
+#pragma unroll
+    for (int i = 0; i < EXACT_PACK_ROWS; ++i)
+      w[i] = r + i < rows ? *reinterpret_cast<const word *>(col + (r + i) * ld) : padding;
+  }
+
+  // Column j's rows into th[j]: through exact_tile (a tile of U vectors, filled up with -0.0),
+  // or element by element for f64.
+  __device__ __forceinline__ void add(exact_thread<IN> (&th)[K], exact_word *s) const {
+    if constexpr (IN == CUREDUCE_F64) {
+#pragma unroll
+      for (int i = 0; i < EXACT_PACK_ROWS; ++i) {
+        double x;
+        memcpy(&x, &w[i], 8);
+        th[0].scalar(x, s);
+      }
+    } else {
+      using V = vec16<T>;
+      constexpr int U = exact_column_tile<IN>::U, N = exact_column_tile<IN>::N;
+      static_assert(N >= EXACT_PACK_ROWS, "a tile holds a pack's rows");
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        T e[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+          if (i < EXACT_PACK_ROWS)
+            memcpy(&e[i], reinterpret_cast<const char *>(&w[i]) + j * sizeof(T), sizeof(T));
+          else
+            e[i] = negative_zero<IN>();
+        V x[U];
+        memcpy(x, e, sizeof x);
+        th[j].template tile<U>(x, s);
+      }
+    }
+  }
+};
 
 // The pairs of the block's warps for each lane's column, added into warp 0's (p and
 // not_neg_zero there). Every thread calls it; returns whether any warp's state was used.
@@ -394,6 +486,71 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
     const bool done = warp != 0 || !valid || (!used && exact_write_pair(th.pair, C.rows, not_neg_zero, O, v));
     if (__syncthreads_or(!done))
       exact_cols_slow<IN>(in, C, group, O, column_states);
+  }
+}
+
+// Few rows and many columns: a thread sums K neighbouring columns (K > 1: a 4-byte word of a
+// narrow type a row) over all rows and rounds them, with no team to combine (exact_cols pays a
+// block's combine for every 32 columns, which with few rows costs more than their reads). Each
+// thread loads its next EXACT_PACK_ROWS rows (of this pack or the next) before adding the
+// current ones, so that its loads wait behind its arithmetic, not the other way round. Warps
+// work alone: a column whose pair pushed, or whose mean cannot be rounded from it, is summed
+// again by its warp (exact_column_warp).
+// Blocks an SM: registers enough (80, or 128 for several columns a thread) to keep the next rows in
+// registers; local memory would make each load wait.
+constexpr int exact_thin_blocks_per_sm(int K) { return K >= 2 ? 2 : 3; }
+template <cureduce_dtype IN, int K>
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_thin_blocks_per_sm(K))
+    exact_cols_thin(const storage_t<IN> *__restrict__ in, exact_cols_layout C, exact_outputs O) {
+  constexpr int WARPS = EXACT_AXIS_WARPS;
+  __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // what pairs push (never read)
+  __shared__ exact_word slow[WARPS][EXACT_STATE_WORDS];   // the slow path's
+  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK) {
+    (&states[0][0])[i] = 0;
+    (&slow[0][0])[i] = 0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const uint64_t packs = C.batches * C.cols / K; // K divides cols
+  const uint64_t step = (uint64_t)gridDim.x * EXACT_AXIS_BLOCK;
+  uint64_t first = ((uint64_t)blockIdx.x * WARPS + warp) * 32;
+  const storage_t<IN> *col = C.column(in, first + lane < packs ? (first + lane) * K : 0);
+  exact_pack<IN, K> next;
+  if (first + lane < packs)
+    next.load(col, C.ld, 0, C.rows);
+
+  for (; first < packs; first += step) {
+    const uint64_t pack = first + lane, following = pack + step;
+    const storage_t<IN> *const after = C.column(in, following < packs ? following * K : 0);
+    exact_thread<IN> th[K];
+    for (uint64_t r = 0; r < C.rows; r += EXACT_PACK_ROWS) {
+      const exact_pack<IN, K> now = next;
+      if (r + EXACT_PACK_ROWS < C.rows) {
+        if (pack < packs)
+          next.load(col, C.ld, r + EXACT_PACK_ROWS, C.rows);
+      } else if (following < packs) {
+        next.load(after, C.ld, 0, C.rows);
+      }
+      if (pack < packs)
+        now.add(th, states[warp]);
+    }
+    unsigned failed = 0; // bit j: column j of the pack
+    if (pack < packs) {
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        if (th[j].pair.pushed || !exact_write_pair(th[j].pair, C.rows, th[j].not_neg_zero, O, pack * K + j))
+          failed |= 1u << j;
+    }
+    for (unsigned redo = __ballot_sync(0xffffffffu, failed != 0); redo; redo &= redo - 1) {
+      const int l = __ffs(redo) - 1;
+      const unsigned bits = __shfl_sync(0xffffffffu, failed, l);
+      for (int j = 0; j < K; ++j)
+        if ((bits >> j) & 1u) {
+          const uint64_t v = (first + l) * K + j;
+          exact_column_warp<IN>(C.column(in, v), C.ld, C.rows, O, v, slow[warp]);
+        }
+    }
+    col = after;
   }
 }
 
