@@ -295,7 +295,16 @@ __device__ __forceinline__ void exact_add_column(exact_thread<IN> &th, const sto
   using V = vec16<T>;
   if constexpr (IN != CUREDUCE_F64) {
     constexpr int U = exact_column_tile<IN>::U, N = exact_column_tile<IN>::N;
-    for (; r < end; r += N * step) {
+    for (; r + (N - 1) * step < end; r += N * step) {
+      T e[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        e[i] = col[(r + i * step) * ld];
+      V x[U];
+      memcpy(x, e, sizeof x);
+      th.template tile<U>(x, s);
+    }
+    if (r < end) {
       T e[N];
 #pragma unroll
       for (int i = 0; i < N; ++i)
