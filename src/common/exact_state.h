@@ -259,8 +259,8 @@ CR_HD double cr_two_sum(double a, double b, double *s) {
 CR_HD double cr_exact_round_double(double x, cr_exact_format f) {
   if (x == 0.0 || !isfinite(x))
     return x;
-  /* x's exponent from its bits (below the true one for subnormal x, which the clamp to
-     min_exp then overrides) */
+  /* x's exponent from its bits: -1023 for subnormal x, above the true one, but then lsb is
+     below every narrow format's min_exp (-149 and up), which the clamp gives anyway */
   int lsb = (int)((cr_exact_bits(x) >> 52) & 0x7ff) - 1023 - (f.precision - 1);
   if (lsb < f.min_exp)
     lsb = f.min_exp;
