@@ -137,15 +137,18 @@ template <int WIDTH> __device__ __forceinline__ void exact_pair_reduce(exact_pai
   }
 }
 
+// The unsigned integer of B bytes (1, 2, 4 or 8).
+template <int B>
+using uint_bytes = typename std::conditional<
+    B == 1, uint8_t,
+    typename std::conditional<B == 2, uint16_t,
+                              typename std::conditional<B == 4, uint32_t, uint64_t>::type>::type>::type;
+
 // -0.0 in IN's storage (the sign bit alone): padding that adds nothing and sets no sign flag.
 template <cureduce_dtype IN> __device__ __forceinline__ storage_t<IN> negative_zero() {
   using T = storage_t<IN>;
-  using B = typename std::conditional<
-      sizeof(T) == 1, uint8_t,
-      typename std::conditional<sizeof(T) == 2, uint16_t,
-                                typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type>::
-      type;
-  const B bits = (B)(B(1) << (8 * sizeof(T) - 1));
+  using Bits = uint_bytes<sizeof(T)>;
+  const Bits bits = (Bits)(Bits(1) << (8 * sizeof(T) - 1));
   T t;
   memcpy(&t, &bits, sizeof t);
   return t;

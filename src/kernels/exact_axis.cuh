@@ -1,12 +1,13 @@
 // Exact sums of rows, segments and columns. Layer: kernels.
 //
 // Each output is summed in registers first: every thread's elements into an exact pair
-// (exact_thread, as in exact_full), then the pairs of the output's team (4 lanes, a warp or a
-// block for rows and segments; the warps of a block and then the blocks of its row slices for
-// columns) added into one, which cr_exact_pair_value rounds. That is exact unless a pair had
-// to give a part away (exact_pair pushes it into the warp's state in shared memory and says so:
-// wide, huge or non-finite data; the state itself cannot tell, as pushes may cancel) or a mean lies too close
-// to a rounding boundary. Such an output is summed again from its elements into a full exact state and
+// (exact_thread, as in exact_full), then the pairs of the output's team (a lane, 4 lanes, a warp
+// or a block for rows and segments; the warps of a block and then the blocks of its row slices
+// for columns, or a thread alone for columns of few rows) added into one, which
+// cr_exact_pair_value rounds. That is exact unless a pair had to give a part away (exact_pair
+// pushes it into the warp's state in shared memory and says so: wide, huge or non-finite data;
+// the state itself cannot tell, as pushes may cancel) or a mean lies too close to a rounding
+// boundary. Such an output is summed again from its elements into a full exact state and
 // rounded from that. The order of additions never matters, so neither does the team or the grid.
 #pragma once
 
@@ -325,11 +326,7 @@ __device__ __forceinline__ void exact_add_column(exact_thread<IN> &th, const sto
 constexpr int EXACT_PACK_ROWS = 8;
 template <cureduce_dtype IN, int K> struct exact_pack {
   using T = storage_t<IN>;
-  using word = typename std::conditional<
-      K * sizeof(T) == 8, unsigned long long,
-      typename std::conditional<
-          K * sizeof(T) == 4, unsigned,
-          typename std::conditional<K * sizeof(T) == 2, unsigned short, unsigned char>::type>::type>::type;
+  using word = uint_bytes<K * sizeof(T)>;
   static_assert(K * sizeof(T) == sizeof(word), "a pack is one word");
   word w[EXACT_PACK_ROWS];
 
@@ -498,6 +495,10 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
   }
 }
 
+// exact_cols_thin's blocks an SM: registers enough (80, or 128 for several columns a thread)
+// to keep the next rows in registers; local memory would make each load wait.
+constexpr int exact_thin_blocks_per_sm(int K) { return K >= 2 ? 2 : 3; }
+
 // Few rows and many columns: a thread sums K neighbouring columns (K > 1: a 4-byte word of a
 // narrow type a row) over all rows and rounds them, with no team to combine (exact_cols pays a
 // block's combine for every 32 columns, which with few rows costs more than their reads). Each
@@ -505,9 +506,6 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
 // current ones, so that its loads wait behind its arithmetic, not the other way round. Warps
 // work alone: a column whose pair pushed, or whose mean cannot be rounded from it, is summed
 // again by its warp (exact_column_warp).
-// Blocks an SM: registers enough (80, or 128 for several columns a thread) to keep the next rows in
-// registers; local memory would make each load wait.
-constexpr int exact_thin_blocks_per_sm(int K) { return K >= 2 ? 2 : 3; }
 template <cureduce_dtype IN, int K>
 __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_thin_blocks_per_sm(K))
     exact_cols_thin(const storage_t<IN> *__restrict__ in, exact_cols_layout C, exact_outputs O) {
