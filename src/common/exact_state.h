@@ -305,12 +305,15 @@ CR_HD int cr_exact_pair_value(double a0, double a1, uint64_t count, int not_neg_
       return 0;
     const double c = (double)count, q = h / c, r = fma(-q, c, h); /* r: exact remainder */
     double u;
-    (void)cr_two_sum(r, l, &u); /* r + l = u + (below half an ulp of u) */
+    const double ue = cr_two_sum(r, l, &u); /* r + l = u + ue, |ue| <= half an ulp of u */
     if (u != 0.0 && fabs(u) < 0x1p-960)
       return 0;
-    const double t = u / c; /* within 2^-52 |t| of (r + l) / count */
+    const double t = u / c, te = fma(-t, c, u); /* u = t count + te exactly */
     l = cr_two_sum(q, t, &h);
-    bound = fabs(t) * 0x1p-49;
+    /* h + l is the quotient within (ue + te) / count, below 2^-52 |t|; exact when both are 0
+       (a count that is a power of two, say), which must not count as near a boundary: such
+       quotients often lie on one (a half-ulp low part over 2^k) */
+    bound = ue == 0.0 && te == 0.0 ? 0.0 : fabs(t) * 0x1p-49;
   }
   /* h's neighbour on l's side (h is finite and nonzero: one step of its bits) */
   const uint64_t hb = cr_exact_bits(h);

@@ -91,7 +91,8 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
 // least two tiles long and each laid out as the first take exact_full's grid. The others take
 // a team of threads each, by their number of 16-byte vectors: a lane up to 8 vectors (a team's
 // combine and a rounding by one lane in four cost more than such a row's reads), 4 lanes up to
-// 32, a warp up to 512, else a block.
+// 32, a warp up to 512 or when there are rows for two waves of warps (a block's combine per row
+// then costs more than the warps' imbalance), else a block.
 template <cureduce_dtype IN>
 cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
                             cr::exact_finish fin, cudaStream_t stream) {
@@ -108,7 +109,7 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
     return launch_segments<IN, 1>(d_in, S, O, stream);
   if (vectors <= 32)
     return launch_segments<IN, 4>(d_in, S, O, stream);
-  if (vectors <= 512)
+  if (vectors <= 512 || (rows >= 2 * sms * BLOCKS_PER_SM * cr::EXACT_AXIS_WARPS && cols <= cr::EXACT_CHUNK))
     return launch_segments<IN, 32>(d_in, S, O, stream);
   return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
 }

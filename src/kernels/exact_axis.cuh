@@ -182,9 +182,10 @@ __device__ void exact_output_block(const storage_t<IN> *in, uint64_t begin, uint
 }
 
 // Rows and segments, TEAM threads an output: 1, 4 or 32 (rows of at most EXACT_CHUNK elements, a
-// warp taking 32 / TEAM of them at a time) or EXACT_AXIS_BLOCK (any length).
+// warp taking 32 / TEAM of them at a time) or EXACT_AXIS_BLOCK (any length). A block team gets
+// 80 registers (three blocks an SM): with 64 the 16-bit loop spilled two of its four vectors.
 template <cureduce_dtype IN, int TEAM>
-__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, TEAM == EXACT_AXIS_BLOCK ? 3 : 4)
     exact_segments(const storage_t<IN> *__restrict__ in, exact_segments_layout S, exact_outputs O) {
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // one a warp, clear between outputs
