@@ -35,7 +35,7 @@ char *exact_region(void *d_workspace) { return static_cast<char *>(d_workspace) 
 constexpr uint64_t SPLIT_ROWS_MAX = 64;
 constexpr size_t SPLIT_STATES_BYTES = SPLIT_ROWS_MAX * STATE_BYTES;
 constexpr size_t SPLIT_TICKETS_BYTES = SPLIT_ROWS_MAX * sizeof(unsigned);
-constexpr uint64_t COLS_ITEMS_MAX = 1024, COLS_SLICES_MAX = 512;
+constexpr uint64_t COLS_ITEMS_MAX = 1024, COLS_ITEMS_TARGET = 512, COLS_SLICES_MAX = 512;
 constexpr size_t COLS_TICKETS_OFFSET = SPLIT_STATES_BYTES + SPLIT_TICKETS_BYTES;
 constexpr size_t COLS_FLAGS_OFFSET = COLS_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
 constexpr size_t COLS_PARTIALS_OFFSET = COLS_FLAGS_OFFSET + COLS_ITEMS_MAX * 32 * sizeof(unsigned);
@@ -91,8 +91,8 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
 // least two tiles long and each laid out as the first take exact_full's grid. The others take
 // a team of threads each, by their number of 16-byte vectors: a lane up to 8 vectors (a team's
 // combine and a rounding by one lane in four cost more than such a row's reads), 4 lanes up to
-// 32, a warp up to 512 or when there are rows for two waves of warps (a block's combine per row
-// then costs more than the warps' imbalance), else a block.
+// 32, a warp up to 512 or when there are rows for half the grid's warps (16 an SM keep enough
+// loads in flight, and a block's combine per row costs more), else a block.
 template <cureduce_dtype IN>
 cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
                             cr::exact_finish fin, cudaStream_t stream) {
@@ -109,15 +109,15 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
     return launch_segments<IN, 1>(d_in, S, O, stream);
   if (vectors <= 32)
     return launch_segments<IN, 4>(d_in, S, O, stream);
-  if (vectors <= 512 || (rows >= 2 * sms * BLOCKS_PER_SM * cr::EXACT_AXIS_WARPS && cols <= cr::EXACT_CHUNK))
+  if (vectors <= 512 || (2 * rows >= sms * BLOCKS_PER_SM * cr::EXACT_AXIS_WARPS && cols <= cr::EXACT_CHUNK))
     return launch_segments<IN, 32>(d_in, S, O, stream);
   return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
 }
 
-// Columns of at most THIN_ROWS rows, and enough of them for a grid of single-slice groups:
-// a thread a column, or a 4-byte word of columns when the narrow type's rows and matrices keep
-// such words aligned.
-constexpr uint64_t THIN_ROWS = 128;
+// Columns of at most THIN_ROWS rows, 16384 or more (THIN_GROUPS_MIN groups of 32): a thread a
+// column, or a 4-byte word of columns when the narrow type's rows and matrices keep such words
+// aligned.
+constexpr uint64_t THIN_ROWS = 128, THIN_GROUPS_MIN = 512;
 
 template <cureduce_dtype IN, int K>
 cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
@@ -144,18 +144,19 @@ cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &
   return launch_cols_thin<IN, 1>(d_in, C, O, stream);
 }
 
-// Columns: groups of 32 columns, each cut into row slices so that there are about
-// COLS_ITEMS_MAX (group, slice) items when the groups alone are fewer, and slices of 64 rows at
-// least.
+// Columns: groups of 32 columns, each cut into row slices so that there are COLS_ITEMS_TARGET
+// (group, slice) items or a few more (below COLS_ITEMS_MAX) when the groups alone are fewer,
+// and slices of 64 rows at least. About one wave of 4 blocks an SM: with twice as many, the
+// slices' combine cost more than the wave it filled.
 template <cureduce_dtype IN>
 cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
                             char *ws, cudaStream_t stream) {
   const uint64_t groups = (C.batches * C.cols + 31) / 32;
-  if (C.rows <= THIN_ROWS && groups >= COLS_ITEMS_MAX / 2)
+  if (C.rows <= THIN_ROWS && groups >= THIN_GROUPS_MIN)
     return launch_cols_thin<IN>(d_in, C, O, stream);
   uint64_t slices = 1;
-  if (groups < COLS_ITEMS_MAX / 2) {
-    slices = COLS_ITEMS_MAX / groups;
+  if (groups < COLS_ITEMS_TARGET) {
+    slices = (COLS_ITEMS_TARGET + groups - 1) / groups;
     slices = slices < COLS_SLICES_MAX ? slices : COLS_SLICES_MAX;
     const uint64_t most = (C.rows + 63) / 64;
     slices = slices < most ? slices : most;

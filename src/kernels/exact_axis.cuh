@@ -181,11 +181,16 @@ __device__ void exact_output_block(const storage_t<IN> *in, uint64_t begin, uint
   __syncthreads();
 }
 
+// exact_segments' blocks an SM: a block team gets 80 registers (3 blocks) but for f64, where 64
+// (4 blocks) do not spill; with 64 the 16-bit loop kept two of its four vectors in local memory.
+constexpr int exact_segments_blocks_per_sm(cureduce_dtype IN, int TEAM) {
+  return TEAM == EXACT_AXIS_BLOCK && IN != CUREDUCE_F64 ? 3 : 4;
+}
+
 // Rows and segments, TEAM threads an output: 1, 4 or 32 (rows of at most EXACT_CHUNK elements, a
-// warp taking 32 / TEAM of them at a time) or EXACT_AXIS_BLOCK (any length). A block team gets
-// 80 registers (three blocks an SM): with 64 the 16-bit loop spilled two of its four vectors.
+// warp taking 32 / TEAM of them at a time) or EXACT_AXIS_BLOCK (any length).
 template <cureduce_dtype IN, int TEAM>
-__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, TEAM == EXACT_AXIS_BLOCK ? 3 : 4)
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_segments_blocks_per_sm(IN, TEAM))
     exact_segments(const storage_t<IN> *__restrict__ in, exact_segments_layout S, exact_outputs O) {
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // one a warp, clear between outputs
@@ -437,6 +442,8 @@ __device__ void exact_cols_slow(const storage_t<IN> *in, const exact_cols_layout
   __syncthreads();
 }
 
+constexpr int EXACT_COLS_BATCH = 4;
+
 // Columns: lane l of every warp sums column 32 g + l over rows w, w + 8, ... of its slice; the
 // warps' pairs are added in warp 0, and (with several slices) the slices' pairs by the last
 // block of the group. The warps' states only take what pairs push (never read: the slow path
@@ -477,14 +484,23 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
       }
       if (!block_last_arrival(&P.tickets[group], (unsigned)P.slices))
         continue;
+      // The slices' pairs, loaded EXACT_COLS_BATCH at a time before they are added: loads
+      // between additions (which may call exact_push) waited one by one.
       exact_pair p;
       unsigned flags = 0;
-      for (uint64_t k = warp; k < P.slices; k += WARPS) {
-        const uint64_t at = (group * P.slices + k) * 32 + lane;
-        const double2 q = __ldcg(&P.partials[at]);
-        flags |= __ldcg(&P.flags[at]);
-        p.add(q.x, mine);
-        p.add(q.y, mine);
+      for (uint64_t k0 = warp; k0 < P.slices; k0 += EXACT_COLS_BATCH * WARPS) {
+        double2 q[EXACT_COLS_BATCH];
+#pragma unroll
+        for (int b = 0; b < EXACT_COLS_BATCH; ++b) {
+          const uint64_t k = k0 + (uint64_t)b * WARPS, at = (group * P.slices + k) * 32 + lane;
+          q[b] = k < P.slices ? __ldcg(&P.partials[at]) : make_double2(-0.0, -0.0);
+          flags |= k < P.slices ? __ldcg(&P.flags[at]) : 0u;
+        }
+#pragma unroll
+        for (int b = 0; b < EXACT_COLS_BATCH; ++b) {
+          p.add(q[b].x, mine);
+          p.add(q[b].y, mine);
+        }
       }
       th.pair = p;
       not_neg_zero = (flags & 2u) != 0;
