@@ -442,8 +442,6 @@ __device__ void exact_cols_slow(const storage_t<IN> *in, const exact_cols_layout
   __syncthreads();
 }
 
-constexpr int EXACT_COLS_BATCH = 4;
-
 // Columns: lane l of every warp sums column 32 g + l over rows w, w + 8, ... of its slice; the
 // warps' pairs are added in warp 0, and (with several slices) the slices' pairs by the last
 // block of the group. The warps' states only take what pairs push (never read: the slow path
@@ -484,23 +482,16 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
       }
       if (!block_last_arrival(&P.tickets[group], (unsigned)P.slices))
         continue;
-      // The slices' pairs, loaded EXACT_COLS_BATCH at a time before they are added: loads
-      // between additions (which may call exact_push) waited one by one.
+      // One slice's pair at a time: loading 4 before adding them made 65536x128 columns 5 to 10%
+      // faster but others up to 7% slower, the column loop among them (its code changed too).
       exact_pair p;
       unsigned flags = 0;
-      for (uint64_t k0 = warp; k0 < P.slices; k0 += EXACT_COLS_BATCH * WARPS) {
-        double2 q[EXACT_COLS_BATCH];
-#pragma unroll
-        for (int b = 0; b < EXACT_COLS_BATCH; ++b) {
-          const uint64_t k = k0 + (uint64_t)b * WARPS, at = (group * P.slices + k) * 32 + lane;
-          q[b] = k < P.slices ? __ldcg(&P.partials[at]) : make_double2(-0.0, -0.0);
-          flags |= k < P.slices ? __ldcg(&P.flags[at]) : 0u;
-        }
-#pragma unroll
-        for (int b = 0; b < EXACT_COLS_BATCH; ++b) {
-          p.add(q[b].x, mine);
-          p.add(q[b].y, mine);
-        }
+      for (uint64_t k = warp; k < P.slices; k += WARPS) {
+        const uint64_t at = (group * P.slices + k) * 32 + lane;
+        const double2 q = __ldcg(&P.partials[at]);
+        flags |= __ldcg(&P.flags[at]);
+        p.add(q.x, mine);
+        p.add(q.y, mine);
       }
       th.pair = p;
       not_neg_zero = (flags & 2u) != 0;
