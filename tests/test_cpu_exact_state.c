@@ -382,10 +382,11 @@ static void pair_value_at_rounding_ties_should_match_the_state(void **state) {
   assert_true(t.compared >= (uint64_t)ties * 20 * 2 * PAIR_OUTPUT_COUNT / 2);
 }
 
-/* A sum of data on a grid (say f64 multiples of 2^-52) often has a low part of half an ulp of
-   its high part; over a count that is a power of two the mean is then exactly a tie, which the
-   pair can round and must not leave to the state (it did: the error bound it allowed for an
-   inexact quotient made every such mean of f64 data a fallback). */
+/* Means whose quotient the pair holds exactly are rounded from the pair, never left to the
+   state, even on a rounding boundary: a sum with a low part of half an ulp (or a quarter, or
+   none) over a power-of-two count, which data on a grid (f64 multiples of 2^-52) often
+   gives, and count times a double m (the pair a0 + a1 = count m exactly, by an fma) over odd
+   counts, whose quotient m the division rounds. */
 static void pair_value_of_exact_means_should_not_fall_back(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 105;
@@ -397,8 +398,14 @@ static void pair_value_of_exact_means_should_not_fall_back(void **state) {
     const double lows[] = {ulp / 2, -ulp / 2, ulp / 4, 0.0};
     check_pair(a0, lows[i % 4], count, &t);
   }
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t count = 2 * (tu_next(&rng) % (1ull << 20)) + 3;
+    const double m = pair_at(-60 + (int)(tu_next(&rng) % 121), &rng), c = (double)count;
+    const double a0 = c * m, a1 = fma(c, m, -a0);
+    check_pair(a0, a1, count, &t);
+  }
   pair_report("exact means", &t);
-  assert_true(t.means == 20000ull * PAIR_OUTPUT_COUNT);
+  assert_true(t.means == 40000ull * PAIR_OUTPUT_COUNT);
   assert_true(t.compared == 2 * t.means);
   assert_true(t.fallbacks == 0);
 }

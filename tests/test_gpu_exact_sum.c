@@ -113,12 +113,20 @@ static void full_arrays_should_match_cpu(void **state) {
    latter's 12 x 8 x 2048 axis) take a thread a column: one column each (odd ld), and 4-byte
    words of narrow columns, padded rows and a partial last block. 3 x 16386 does so below the
    sanitizer runs' size cap (scripts/gpu-check); 2 x 280000 has more columns (or words) than
-   the grid has threads, so threads take a second one. */
+   the grid has threads, so threads take a second one. 2400 x 1028 has rows enough for a warp
+   each on GPUs of up to 150 SMs, f64 rows of more than 512 vectors among them, and 33
+   groups of columns cut into 16 slices: 528 items, more than the 512 aimed at. */
 static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
-  static const uint64_t SHAPES[][4] = {
-      {1, 1, 1, 1},           {7, 33, 40, 5},    {300, 5, 5, 5},           {3, 70000, 70001, 7},
-      {5, 99999, 100016, 16}, {1000, 64, 64, 4}, {12, 16380, 16384, 2048}, {3, 16386, 16388, 4},
-      {2, 280000, 280000, 10}};
+  static const uint64_t SHAPES[][4] = {{1, 1, 1, 1},
+                                       {7, 33, 40, 5},
+                                       {300, 5, 5, 5},
+                                       {3, 70000, 70001, 7},
+                                       {5, 99999, 100016, 16},
+                                       {1000, 64, 64, 4},
+                                       {12, 16380, 16384, 2048},
+                                       {3, 16386, 16388, 4},
+                                       {2, 280000, 280000, 10},
+                                       {2400, 1028, 1028, 4}};
   const size_t size = cureduce_dtype_size(in);
   cureduce_dtype outs[3];
   const int nout = outputs_of(in, outs);
@@ -131,7 +139,10 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
     CUDA_OK(cudaMemcpy(g_in, g_host, total * size, cudaMemcpyHostToDevice));
     /* Segments: random cuts of the first rows * cols elements, some empty. */
     const uint64_t nseg = rows + 3;
-    int64_t offsets[1004];
+    int64_t offsets[2404]; /* nseg + 1 for the most rows, 2400 */
+    if (nseg + 1 > sizeof offsets / sizeof *offsets)
+      fail_msg("shape %llu x %llu: %llu segments do not fit the offsets", (unsigned long long)rows,
+               (unsigned long long)cols, (unsigned long long)nseg);
     offsets[0] = 0;
     for (uint64_t k = 1; k < nseg; ++k)
       offsets[k] = k % 4 == 1 ? offsets[k - 1] : (int64_t)(tu_next(rng) % (rows * cols + 1));

@@ -285,7 +285,7 @@ CR_HD double cr_exact_round_double(double x, cr_exact_format f) {
    at most 51 bits. A mean: q = h / count rounded, then h - q count exactly (fma) plus l,
    divided by the count, gives the quotient as a pair within `bound` of the exact one; the
    same rounding applies where that error cannot change it. Returns 0 where it cannot be
-   sure (a mean near a rounding boundary, tiny or huge counts): the caller then rounds an
+   sure (a mean near a rounding boundary, huge counts or tiny sums): the caller then rounds an
    exact state. docs/exact.md#rows-columns-segments-and-axes says why this is exact. */
 CR_HD int cr_exact_pair_value(double a0, double a1, uint64_t count, int not_neg_zero, int mean,
                               cr_exact_format f, double *value) {

@@ -91,8 +91,9 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
 // least two tiles long and each laid out as the first take exact_full's grid. The others take
 // a team of threads each, by their number of 16-byte vectors: a lane up to 8 vectors (a team's
 // combine and a rounding by one lane in four cost more than such a row's reads), 4 lanes up to
-// 32, a warp up to 512 or when there are rows for half the grid's warps (16 an SM keep enough
-// loads in flight, and a block's combine per row costs more), else a block.
+// 32, a warp up to 512, or longer when there are rows for half the warps of 4 blocks an SM (16
+// warps an SM keep enough loads in flight, and a block's combine per row costs more) and the
+// rows fit a warp's slow path (EXACT_CHUNK), else a block.
 template <cureduce_dtype IN>
 cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
                             cr::exact_finish fin, cudaStream_t stream) {
@@ -109,12 +110,13 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
     return launch_segments<IN, 1>(d_in, S, O, stream);
   if (vectors <= 32)
     return launch_segments<IN, 4>(d_in, S, O, stream);
-  if (vectors <= 512 || (2 * rows >= sms * BLOCKS_PER_SM * cr::EXACT_AXIS_WARPS && cols <= cr::EXACT_CHUNK))
+  if (vectors <= 512 || (2 * rows >= sms * cr::exact_segments_blocks_per_sm(IN, 32) * cr::EXACT_AXIS_WARPS &&
+                         cols <= cr::EXACT_CHUNK))
     return launch_segments<IN, 32>(d_in, S, O, stream);
   return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
 }
 
-// Columns of at most THIN_ROWS rows, 16384 or more (THIN_GROUPS_MIN groups of 32): a thread a
+// Columns of at most THIN_ROWS rows, 16353 or more (THIN_GROUPS_MIN groups of 32): a thread a
 // column, or a 4-byte word of columns when the narrow type's rows and matrices keep such words
 // aligned.
 constexpr uint64_t THIN_ROWS = 128, THIN_GROUPS_MIN = 512;
@@ -144,10 +146,11 @@ cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &
   return launch_cols_thin<IN, 1>(d_in, C, O, stream);
 }
 
-// Columns: groups of 32 columns, each cut into row slices so that there are COLS_ITEMS_TARGET
-// (group, slice) items or a few more (below COLS_ITEMS_MAX) when the groups alone are fewer,
-// and slices of 64 rows at least. About one wave of 4 blocks an SM: with twice as many, the
-// slices' combine cost more than the wave it filled.
+// Columns: groups of 32 columns, each cut into row slices when the groups alone are fewer than
+// COLS_ITEMS_TARGET, so that there are COLS_ITEMS_TARGET (group, slice) items or more (fewer
+// than COLS_ITEMS_TARGET + groups, so below COLS_ITEMS_MAX), and at most one slice per 64 rows
+// (rounded up). About one wave of 4 blocks an SM on an H100: with twice as many, the slices'
+// combine cost more than the wave it filled.
 template <cureduce_dtype IN>
 cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
                             char *ws, cudaStream_t stream) {

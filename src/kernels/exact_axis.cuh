@@ -482,8 +482,8 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
       }
       if (!block_last_arrival(&P.tickets[group], (unsigned)P.slices))
         continue;
-      // One slice's pair at a time: loading 4 before adding them made 65536x128 columns 5 to 10%
-      // faster but others up to 7% slower, the column loop among them (its code changed too).
+      // One slice's pair at a time: batched loads here slowed the column loop above
+      // (docs/design.md#exact-rows-columns-and-segments).
       exact_pair p;
       unsigned flags = 0;
       for (uint64_t k = warp; k < P.slices; k += WARPS) {
