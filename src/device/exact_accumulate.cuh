@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../common/exact_state.h"
+#include "acc_traits.cuh"
 #include "dtype_traits.cuh"
 #include "vector_fold.cuh"
 
@@ -144,14 +145,13 @@ using uint_bytes = typename std::conditional<
     typename std::conditional<B == 2, uint16_t,
                               typename std::conditional<B == 4, uint32_t, uint64_t>::type>::type>::type;
 
-// -0.0 in IN's storage (the sign bit alone): padding that adds nothing and sets no sign flag.
+// -0.0 in IN's storage: padding that adds nothing and sets no sign flag (an fp8 byte's sign
+// bit; the float types' own, as their accumulators have it).
 template <cureduce_dtype IN> __device__ __forceinline__ storage_t<IN> negative_zero() {
-  using T = storage_t<IN>;
-  using Bits = uint_bytes<sizeof(T)>;
-  const Bits bits = (Bits)(Bits(1) << (8 * sizeof(T) - 1));
-  T t;
-  memcpy(&t, &bits, sizeof t);
-  return t;
+  if constexpr (IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2)
+    return storage_t<IN>(0x80u);
+  else
+    return acc<IN>::neg_zero();
 }
 
 // Whether every element of a vector is -0.0 (its bytes are the sign bit of each element).

@@ -41,6 +41,11 @@ constexpr size_t COLS_FLAGS_OFFSET = COLS_TICKETS_OFFSET + COLS_ITEMS_MAX * size
 constexpr size_t COLS_PARTIALS_OFFSET = COLS_FLAGS_OFFSET + COLS_ITEMS_MAX * 32 * sizeof(unsigned);
 constexpr size_t EXACT_AXIS_BYTES = COLS_PARTIALS_OFFSET + 16 + COLS_ITEMS_MAX * 32 * sizeof(double2);
 
+// A grid of `blocks` blocks, at least 1 and at most cap (the kernels loop over the rest).
+unsigned grid_of(uint64_t blocks, uint64_t cap) {
+  return (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
+}
+
 int sm_count() {
   int dev = 0, sms = 0;
   if (cudaGetDevice(&dev) != cudaSuccess ||
@@ -81,7 +86,7 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
                                 const cr::exact_outputs &O, cudaStream_t stream) {
   constexpr uint64_t per_block = cr::EXACT_AXIS_BLOCK / TEAM;
   const uint64_t blocks = (S.count + per_block - 1) / per_block, cap = (uint64_t)sm_count() * 8;
-  const unsigned grid = (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
+  const unsigned grid = grid_of(blocks, cap);
   cr::exact_segments<IN, TEAM>
       <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S, O);
   return cr::launch_status();
@@ -126,7 +131,7 @@ cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &
                                  cudaStream_t stream) {
   const uint64_t blocks = (C.batches * C.cols / K + cr::EXACT_AXIS_BLOCK - 1) / cr::EXACT_AXIS_BLOCK;
   const uint64_t cap = (uint64_t)sm_count() * cr::exact_thin_blocks_per_sm(K);
-  const unsigned grid = (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
+  const unsigned grid = grid_of(blocks, cap);
   cr::exact_cols_thin<IN, K>
       <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C, O);
   return cr::launch_status();
@@ -175,7 +180,7 @@ cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, co
                               reinterpret_cast<unsigned *>(ws + COLS_FLAGS_OFFSET),
                               reinterpret_cast<unsigned *>(ws + COLS_TICKETS_OFFSET)};
   const uint64_t items = groups * slices, cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
-  const unsigned grid = (unsigned)(items < cap ? (items > 0 ? items : 1) : cap);
+  const unsigned grid = grid_of(items, cap);
   cr::exact_cols<IN>
       <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C, P, O);
   return cr::launch_status();
