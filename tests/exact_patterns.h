@@ -7,24 +7,25 @@
 #include "test_util.h"
 
 typedef enum ex_pattern {
-  EX_UNIFORM,       /* uniform [-1, 1): the common case */
-  EX_ALL_EXPONENTS, /* random finite bits: every exponent and sign, subnormals included */
-  EX_RANDOM_BITS,   /* random bits: NaN and infinities too */
-  EX_CANCEL,        /* x and -x for random finite x, in random order: the sum is exactly zero */
-  EX_HUGE_CANCEL,   /* +-the largest finite value alternating, with small values between */
-  EX_TIES,          /* integers near the output's precision: many sums fall on a midpoint */
-  EX_NEAR_TIES,     /* the same plus one smallest subnormal: just off the midpoint */
-  EX_SUBNORMALS,    /* subnormals only */
-  EX_OVERFLOW,      /* the largest finite value, repeated: overflows every format's range */
-  EX_INF_NAN,       /* finite values with +inf, -inf and NaN sprinkled in */
-  EX_NEG_ZEROS,     /* -0.0 only: the sum is -0.0 */
-  EX_SIGNED_ZEROS,  /* -0.0 and +0.0: the sum is +0.0 */
+  EX_UNIFORM,        /* uniform [-1, 1): the common case */
+  EX_ALL_EXPONENTS,  /* random finite bits: every exponent and sign, subnormals included */
+  EX_RANDOM_BITS,    /* random bits: NaN and infinities too */
+  EX_CANCEL,         /* x and -x for random finite x, in random order: the sum is exactly zero */
+  EX_HUGE_CANCEL,    /* +-the largest finite value alternating, with small values between */
+  EX_TIES,           /* integers near the output's precision: many sums fall on a midpoint */
+  EX_NEAR_TIES,      /* the same plus one smallest subnormal: just off the midpoint */
+  EX_SUBNORMALS,     /* subnormals only */
+  EX_OVERFLOW,       /* the largest finite value, repeated: overflows every format's range */
+  EX_INF_NAN,        /* finite values with +inf, -inf and NaN sprinkled in */
+  EX_NEG_ZEROS,      /* -0.0 only: the sum is -0.0 */
+  EX_SIGNED_ZEROS,   /* -0.0 and +0.0: the sum is +0.0 */
+  EX_MAGNITUDE_RUNS, /* runs of 16 KiB, each of one of three magnitudes far apart */
   EX_PATTERN_COUNT
 } ex_pattern;
 
 static const char *const EX_PATTERN_NAMES[EX_PATTERN_COUNT] = {
-    "uniform",   "all-exponents", "random-bits", "cancel",  "huge-cancel", "ties",
-    "near-ties", "subnormals",    "overflow",    "inf-nan", "neg-zeros",   "signed-zeros"};
+    "uniform",    "all-exponents", "random-bits", "cancel",    "huge-cancel",  "ties",          "near-ties",
+    "subnormals", "overflow",      "inf-nan",     "neg-zeros", "signed-zeros", "magnitude-runs"};
 
 /* The layout of a float dtype's bits. */
 typedef struct ex_format {
@@ -131,6 +132,14 @@ static inline void ex_fill(cureduce_dtype d, void *p, uint64_t n, ex_pattern pat
       break;
     }
     case EX_NEG_ZEROS: u = sign; break;
+    case EX_MAGNITUDE_RUNS: {
+      /* 2^(e/2), 1 or 2^(-e/2), e the largest exponent: a thread's tile of one run sums into
+         a pair of doubles, the three magnitudes together do not (f32, bf16, f64), so the
+         pairs push when teams and blocks add them up, not before */
+      const int e = (int)ex_mask(f.ebits - 1), run = (int)((i * (uint64_t)(f.bits / 8)) / 16384 % 3);
+      u = ex_bits_of(d, ldexp((r < 0.5 ? -1 : 1) * (1 + tu_uniform(rng)), (1 - run) * (e / 2)));
+      break;
+    }
     default: u = tu_next(rng) & 1 ? sign : 0; break; /* EX_SIGNED_ZEROS */
     }
     ex_store(d, p, i, u);
