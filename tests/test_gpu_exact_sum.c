@@ -115,7 +115,9 @@ static void full_arrays_should_match_cpu(void **state) {
    sanitizer runs' size cap (scripts/gpu-check); 2 x 280000 has more columns (or words) than
    the grid has threads, so threads take a second one. 2400 x 1028 has rows enough for a warp
    each on GPUs of up to 150 SMs, f64 rows of more than 512 vectors among them, and 33
-   groups of columns cut into 16 slices: 528 items, more than the 512 aimed at. */
+   groups of columns cut into 16 slices: 528 items, more than the 512 aimed at. 4000 x 3 cuts
+   its one group of columns into 63 slices, added in sets of 16 (the last of 15), then the
+   sets; 1100 x 33 two groups (one of a single column) into 18, sets of 16 and 2. */
 static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
   static const uint64_t SHAPES[][4] = {{1, 1, 1, 1},
                                        {7, 33, 40, 5},
@@ -126,7 +128,9 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
                                        {12, 16380, 16384, 2048},
                                        {3, 16386, 16388, 4},
                                        {2, 280000, 280000, 10},
-                                       {2400, 1028, 1028, 4}};
+                                       {2400, 1028, 1028, 4},
+                                       {4000, 3, 3, 3},
+                                       {1100, 33, 33, 3}};
   const size_t size = cureduce_dtype_size(in);
   cureduce_dtype outs[3];
   const int nout = outputs_of(in, outs);
@@ -139,7 +143,7 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
     CUDA_OK(cudaMemcpy(g_in, g_host, total * size, cudaMemcpyHostToDevice));
     /* Segments: random cuts of the first rows * cols elements, some empty. */
     const uint64_t nseg = rows + 3;
-    int64_t offsets[2404]; /* nseg + 1 for the most rows, 2400 */
+    int64_t offsets[4004]; /* nseg + 1 for the most rows, 4000 */
     if (nseg + 1 > sizeof offsets / sizeof *offsets)
       fail_msg("shape %llu x %llu: %llu segments do not fit the offsets", (unsigned long long)rows,
                (unsigned long long)cols, (unsigned long long)nseg);

@@ -31,13 +31,16 @@ char *exact_region(void *d_workspace) { return static_cast<char *>(d_workspace) 
 // The exact region of the axis workspace (d_exact_workspace): few long rows take a grid of
 // blocks each (exact_full, one row a blockIdx.y), with a state and a ticket per row (a block a
 // row would leave most SMs idle); columns cut into row slices leave a pair and flags per column
-// and slice, and take a ticket per group of 32 columns.
+// and slice, and take a ticket per set of slices and per group of 32 columns.
 constexpr uint64_t SPLIT_ROWS_MAX = 64;
 constexpr size_t SPLIT_STATES_BYTES = SPLIT_ROWS_MAX * STATE_BYTES;
 constexpr size_t SPLIT_TICKETS_BYTES = SPLIT_ROWS_MAX * sizeof(unsigned);
 constexpr uint64_t COLS_ITEMS_MAX = 1024, COLS_ITEMS_TARGET = 512, COLS_SLICES_MAX = 512;
+// Slices are added up in sets of COLS_SET_SLICES, then the sets (exact_cols_plan).
+constexpr uint64_t COLS_SET_SLICES = 16;
 constexpr size_t COLS_TICKETS_OFFSET = SPLIT_STATES_BYTES + SPLIT_TICKETS_BYTES;
-constexpr size_t COLS_FLAGS_OFFSET = COLS_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
+constexpr size_t COLS_SET_TICKETS_OFFSET = COLS_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
+constexpr size_t COLS_FLAGS_OFFSET = COLS_SET_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
 constexpr size_t COLS_PARTIALS_OFFSET = COLS_FLAGS_OFFSET + COLS_ITEMS_MAX * 32 * sizeof(unsigned);
 constexpr size_t EXACT_AXIS_BYTES = COLS_PARTIALS_OFFSET + 16 + COLS_ITEMS_MAX * 32 * sizeof(double2);
 
@@ -173,12 +176,16 @@ cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, co
   const uint64_t slice_rows = slices > 1 ? (C.rows + slices - 1) / slices : C.rows;
   slices = slices > 1 ? (C.rows + slice_rows - 1) / slice_rows : 1;
   const uintptr_t partials = (reinterpret_cast<uintptr_t>(ws + COLS_PARTIALS_OFFSET) + 15) & ~(uintptr_t)15;
+  const uint64_t sets = (slices + COLS_SET_SLICES - 1) / COLS_SET_SLICES;
   const cr::exact_cols_plan P{groups,
                               slices,
                               slice_rows,
+                              COLS_SET_SLICES,
+                              sets,
                               reinterpret_cast<double2 *>(partials),
                               reinterpret_cast<unsigned *>(ws + COLS_FLAGS_OFFSET),
-                              reinterpret_cast<unsigned *>(ws + COLS_TICKETS_OFFSET)};
+                              reinterpret_cast<unsigned *>(ws + COLS_TICKETS_OFFSET),
+                              reinterpret_cast<unsigned *>(ws + COLS_SET_TICKETS_OFFSET)};
   const uint64_t items = groups * slices, cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
   const unsigned grid = grid_of(items, cap);
   cr::exact_cols<IN>

@@ -280,12 +280,17 @@ struct exact_cols_layout {
 
 // How columns are cut: groups of 32 (a lane each), each in `slices` slices of slice_rows rows
 // (a block each). With more than one slice, each block leaves its 32 pairs and flags in the
-// workspace (item = group * slices + slice) and the last block of a group adds them up.
+// workspace (item = group * slices + slice), the last block of each set of set_slices
+// neighbouring slices adds that set's up and leaves the sum in its first slice's place, and
+// with more than one set, the last of those blocks adds the sets' sums. Two levels keep each
+// warp's chain of dependent loads and pair additions short: a group's 512 slices added by one
+// block's warps were 64 each.
 struct exact_cols_plan {
-  uint64_t groups, slices, slice_rows;
-  double2 *partials; // [item][32]
-  unsigned *flags;   // [item][32]: 1 a state was used, 2 an element was not -0.0
-  unsigned *tickets; // [group]
+  uint64_t groups, slices, slice_rows, set_slices, sets;
+  double2 *partials;     // [item][32]
+  unsigned *flags;       // [item][32]: 1 a state was used, 2 an element was not -0.0
+  unsigned *tickets;     // [group]: the sets of the group
+  unsigned *set_tickets; // [group * sets + set]: the slices of the set
 };
 
 // Rows a column tile gathers for exact_tile: U vectors' worth (f64 is added element by element).
@@ -405,6 +410,30 @@ __device__ __forceinline__ bool exact_cols_combine(exact_pair &p, bool &not_neg_
   return used;
 }
 
+// The pairs and flags that `count` blocks left at entries first, first + stride, ... of
+// partials and flags (32 each: a column a lane), added in warp w's pair from entries w, w + 8,
+// ..., then combined into warp 0's pair as exact_cols_combine does (its return value). One
+// entry at a time: loading several at once slowed exact_cols' column loop
+// (docs/design.md#exact-rows-columns-and-segments).
+__device__ __forceinline__ bool exact_cols_gather(exact_pair &p, bool &not_neg_zero, const double2 *partials,
+                                                  const unsigned *flags, uint64_t first, uint64_t count,
+                                                  uint64_t stride, double2 (*pairs)[32], unsigned *nnz,
+                                                  exact_word *mine) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  exact_pair q;
+  unsigned f = 0;
+  for (uint64_t k = warp; k < count; k += EXACT_AXIS_WARPS) {
+    const uint64_t at = (first + k * stride) * 32 + lane;
+    const double2 v = __ldcg(&partials[at]);
+    f |= __ldcg(&flags[at]);
+    q.add(v.x, mine);
+    q.add(v.y, mine);
+  }
+  p = q;
+  not_neg_zero = (f & 2u) != 0;
+  return exact_cols_combine(p, not_neg_zero, __syncthreads_or(f & 1u), pairs, nnz, mine);
+}
+
 // The slow path of one group of 32 columns, by the whole block: lane l's elements into column
 // l's state in shared memory (clear on entry, cleared again on exit), carried after each chunk
 // of rows, rounded by one thread a column.
@@ -444,8 +473,8 @@ __device__ void exact_cols_slow(const storage_t<IN> *in, const exact_cols_layout
 
 // Columns: lane l of every warp sums column 32 g + l over rows w, w + 8, ... of its slice; the
 // warps' pairs are added in warp 0, and (with several slices) the slices' pairs by the last
-// block of the group. The warps' states only take what pairs push (never read: the slow path
-// has its own).
+// block of their set, and the sets' by the last block of the group (exact_cols_plan). The
+// warps' states only take what pairs push (never read: the slow path has its own).
 template <cureduce_dtype IN>
 __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
     exact_cols(const storage_t<IN> *__restrict__ in, exact_cols_layout C, exact_cols_plan P,
@@ -476,26 +505,27 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
     bool not_neg_zero = th.not_neg_zero;
     bool used = exact_cols_combine(th.pair, not_neg_zero, false, pairs, nnz, mine);
     if (P.slices > 1) {
+      const uint64_t set = slice / P.set_slices, first = group * P.slices + set * P.set_slices;
+      const uint64_t in_set =
+          P.slices - set * P.set_slices < P.set_slices ? P.slices - set * P.set_slices : P.set_slices;
       if (warp == 0) {
         P.partials[item * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
         P.flags[item * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
       }
-      if (!block_last_arrival(&P.tickets[group], (unsigned)P.slices))
+      if (!block_last_arrival(&P.set_tickets[group * P.sets + set], (unsigned)in_set))
         continue;
-      // One slice's pair at a time: batched loads here slowed the column loop above
-      // (docs/design.md#exact-rows-columns-and-segments).
-      exact_pair p;
-      unsigned flags = 0;
-      for (uint64_t k = warp; k < P.slices; k += WARPS) {
-        const uint64_t at = (group * P.slices + k) * 32 + lane;
-        const double2 q = __ldcg(&P.partials[at]);
-        flags |= __ldcg(&P.flags[at]);
-        p.add(q.x, mine);
-        p.add(q.y, mine);
+      used =
+          exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, first, in_set, 1, pairs, nnz, mine);
+      if (P.sets > 1) {
+        if (warp == 0) { // the set's sum, in its first slice's place (read by no other block)
+          P.partials[first * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
+          P.flags[first * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
+        }
+        if (!block_last_arrival(&P.tickets[group], (unsigned)P.sets))
+          continue;
+        used = exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, group * P.slices, P.sets,
+                                 P.set_slices, pairs, nnz, mine);
       }
-      th.pair = p;
-      not_neg_zero = (flags & 2u) != 0;
-      used = exact_cols_combine(th.pair, not_neg_zero, __syncthreads_or(flags & 1u), pairs, nnz, mine);
     }
     const bool done = warp != 0 || !valid || (!used && exact_write_pair(th.pair, C.rows, not_neg_zero, O, v));
     if (__syncthreads_or(!done))
