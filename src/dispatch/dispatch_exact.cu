@@ -188,8 +188,11 @@ cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, co
                               reinterpret_cast<unsigned *>(ws + COLS_SET_TICKETS_OFFSET)};
   const uint64_t items = groups * slices, cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
   const unsigned grid = grid_of(items, cap);
-  cr::exact_cols<IN>
-      <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C, P, O);
+  const auto *x = static_cast<const cr::storage_t<IN> *>(d_in);
+  if (sets > 1)
+    cr::exact_cols<IN, true><<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(x, C, P, O);
+  else
+    cr::exact_cols<IN, false><<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(x, C, P, O);
   return cr::launch_status();
 }
 

@@ -289,7 +289,7 @@ struct exact_cols_plan {
   uint64_t groups, slices, slice_rows, set_slices, sets;
   double2 *partials;     // [item][32]
   unsigned *flags;       // [item][32]: 1 a state was used, 2 an element was not -0.0
-  unsigned *tickets;     // [group]: the sets of the group
+  unsigned *tickets;     // [group]: its slices, or with several sets its sets
   unsigned *set_tickets; // [group * sets + set]: the slices of the set
 };
 
@@ -474,8 +474,10 @@ __device__ void exact_cols_slow(const storage_t<IN> *in, const exact_cols_layout
 // Columns: lane l of every warp sums column 32 g + l over rows w, w + 8, ... of its slice; the
 // warps' pairs are added in warp 0, and (with several slices) the slices' pairs by the last
 // block of their set, and the sets' by the last block of the group (exact_cols_plan). The
-// warps' states only take what pairs push (never read: the slow path has its own).
-template <cureduce_dtype IN>
+// warps' states only take what pairs push (never read: the slow path has its own). SETS: the
+// plan has more than one set (a kernel of its own: the second level's code, compiled in,
+// made the column loop of shapes that do not need it up to 13% slower).
+template <cureduce_dtype IN, bool SETS>
 __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
     exact_cols(const storage_t<IN> *__restrict__ in, exact_cols_layout C, exact_cols_plan P,
                exact_outputs O) {
@@ -505,18 +507,23 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
     bool not_neg_zero = th.not_neg_zero;
     bool used = exact_cols_combine(th.pair, not_neg_zero, false, pairs, nnz, mine);
     if (P.slices > 1) {
-      const uint64_t set = slice / P.set_slices, first = group * P.slices + set * P.set_slices;
-      const uint64_t in_set =
-          P.slices - set * P.set_slices < P.set_slices ? P.slices - set * P.set_slices : P.set_slices;
       if (warp == 0) {
         P.partials[item * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
         P.flags[item * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
       }
-      if (!block_last_arrival(&P.set_tickets[group * P.sets + set], (unsigned)in_set))
-        continue;
-      used =
-          exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, first, in_set, 1, pairs, nnz, mine);
-      if (P.sets > 1) {
+      if constexpr (!SETS) {
+        if (!block_last_arrival(&P.tickets[group], (unsigned)P.slices))
+          continue;
+        used = exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, group * P.slices, P.slices, 1,
+                                 pairs, nnz, mine);
+      } else {
+        const uint64_t set = slice / P.set_slices, first = group * P.slices + set * P.set_slices;
+        const uint64_t in_set =
+            P.slices - set * P.set_slices < P.set_slices ? P.slices - set * P.set_slices : P.set_slices;
+        if (!block_last_arrival(&P.set_tickets[group * P.sets + set], (unsigned)in_set))
+          continue;
+        used =
+            exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, first, in_set, 1, pairs, nnz, mine);
         if (warp == 0) { // the set's sum, in its first slice's place (read by no other block)
           P.partials[first * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
           P.flags[first * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
