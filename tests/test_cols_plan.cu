@@ -1,10 +1,11 @@
-// The column kernel's plan (choose_cols_plan in axis_plan.h) stays within what the kernel
-// and the workspace allow, for every shape and batch of matrices: the tiles cover each
-// matrix's columns and the slices the rows, none empty; tickets and partial slots fit in the
-// axis workspace; a warp per matrix covers the columns with its lanes and the batch with its
-// blocks; few rows a lane take narrower packs. On the shapes of
-// `bench --rows` the tile's last block folds at most cols_policy::MAX_TAIL_BYTES of partials,
-// or the tile is already the narrowest. Host code only (axis_plan.h): no GPU needed.
+// The column kernels' plans (choose_cols_plan in axis_plan.h, choose_exact_cols in
+// exact_plan.h) stay within what the kernels and the workspace allow. The plain sums' plan,
+// for every shape and batch of matrices: the tiles cover each matrix's columns and the slices
+// the rows, none empty; tickets and partial slots fit in the axis workspace; a warp per
+// matrix covers the columns with its lanes and the batch with its blocks; few rows a lane
+// take narrower packs. On the shapes of `bench --rows` the tile's last block folds at most
+// cols_policy::MAX_TAIL_BYTES of partials, or the tile is already the narrowest. The exact
+// sums' cut: below. Host code only: no GPU needed.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@ extern "C" { // cmocka 1.1's header has no C++ guards
 
 #include "../bench/rows_shapes.h"
 #include "../src/dispatch/axis_plan.h"
+#include "../src/dispatch/exact_plan.h"
 
 #include <stdio.h>
 
@@ -156,6 +158,47 @@ void few_rows_take_narrower_packs(void **) {
     }
 }
 
+// The exact sums' column cut (choose_exact_cols in exact_plan.h): a thread a column exactly
+// for few rows and many columns; otherwise slices that cover the rows, none empty, at most
+// one per EXACT_COLS_SLICE_ROWS rows, and, once sliced, no more (group, slice) items than the
+// workspace has pairs, flags and set tickets for (set ticket group * sets + set, set < sets),
+// sets of EXACT_COLS_SET_SLICES that cover the slices, and a group's sets fitting one
+// block's gather (at most EXACT_COLS_SET_SLICES entries a set).
+void exact_plans_fit_the_kernel_and_workspace(void **) {
+  const uint64_t row_counts[] = {0,     1,      2,       64,      65,       128,       129,
+                                 1000,  1024,   1088,    1100,    4000,     8192,      65536,
+                                 98304, 131072, 1048576, 3000017, 16777216, 1ull << 32};
+  const uint64_t column_counts[] = {1,     2,      31,         32,         33,        64,
+                                    128,   1000,   1028,       16352,      16353,     16384,
+                                    65536, 100000, 1ull << 20, 1ull << 24, 1ull << 31};
+  for (uint64_t r : row_counts)
+    for (uint64_t c : column_counts) {
+      const cr::exact_cols_cut cut = cr::choose_exact_cols(c, r);
+      char what[160];
+      snprintf(what, sizeof what, "%llu columns of %llu rows: groups %llu slices %llu (%llu rows) sets %llu",
+               (unsigned long long)c, (unsigned long long)r, (unsigned long long)cut.groups,
+               (unsigned long long)cut.slices, (unsigned long long)cut.slice_rows,
+               (unsigned long long)cut.sets);
+      if (cut.groups != (c + 31) / 32)
+        fail_msg("groups: %s", what);
+      if (cut.thin != (r <= cr::EXACT_THIN_ROWS && cut.groups >= cr::EXACT_THIN_GROUPS_MIN))
+        fail_msg("thin: %s", what);
+      if (cut.thin)
+        continue;
+      if (!(cut.slices >= 1 && cut.slices * cut.slice_rows >= r &&
+            (cut.slices - 1) * cut.slice_rows < r + (r == 0)))
+        fail_msg("slices do not cover the rows: %s", what);
+      if (cut.slices > 1 &&
+          !(cut.slices <= (r + cr::EXACT_COLS_SLICE_ROWS - 1) / cr::EXACT_COLS_SLICE_ROWS &&
+            cut.slices <= cr::EXACT_COLS_SLICES_MAX && cut.groups * cut.slices <= cr::EXACT_COLS_ITEMS_MAX &&
+            cut.groups * cut.sets <= cr::EXACT_COLS_ITEMS_MAX))
+        fail_msg("slices beyond the workspace or the rows: %s", what);
+      if (!(cut.sets >= 1 && cut.sets * cr::EXACT_COLS_SET_SLICES >= cut.slices &&
+            (cut.sets - 1) * cr::EXACT_COLS_SET_SLICES < cut.slices))
+        fail_msg("sets: %s", what);
+    }
+}
+
 } // namespace
 
 int main(void) {
@@ -163,6 +206,7 @@ int main(void) {
       cmocka_unit_test(every_plan_fits_the_kernel_and_workspace),
       cmocka_unit_test(bench_shapes),
       cmocka_unit_test(few_rows_take_narrower_packs),
+      cmocka_unit_test(exact_plans_fit_the_kernel_and_workspace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include "../kernels/exact_axis.cuh"
 #include "../kernels/exact_full.cuh"
 #include "dispatch.h"
+#include "exact_plan.h"
 #include "launch_full.cuh"
 #include "launch_status.cuh"
 
@@ -35,9 +36,7 @@ char *exact_region(void *d_workspace) { return static_cast<char *>(d_workspace) 
 constexpr uint64_t SPLIT_ROWS_MAX = 64;
 constexpr size_t SPLIT_STATES_BYTES = SPLIT_ROWS_MAX * STATE_BYTES;
 constexpr size_t SPLIT_TICKETS_BYTES = SPLIT_ROWS_MAX * sizeof(unsigned);
-constexpr uint64_t COLS_ITEMS_MAX = 1024, COLS_ITEMS_TARGET = 512, COLS_SLICES_MAX = 512;
-// Slices are added up in sets of COLS_SET_SLICES, then the sets (exact_cols_plan).
-constexpr uint64_t COLS_SET_SLICES = 16;
+constexpr uint64_t COLS_ITEMS_MAX = cr::EXACT_COLS_ITEMS_MAX;
 constexpr size_t COLS_TICKETS_OFFSET = SPLIT_STATES_BYTES + SPLIT_TICKETS_BYTES;
 constexpr size_t COLS_SET_TICKETS_OFFSET = COLS_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
 constexpr size_t COLS_FLAGS_OFFSET = COLS_SET_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
@@ -124,11 +123,8 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
   return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
 }
 
-// Columns of at most THIN_ROWS rows, 16353 or more (THIN_GROUPS_MIN groups of 32): a thread a
-// column, or a 4-byte word of columns when the narrow type's rows and matrices keep such words
-// aligned.
-constexpr uint64_t THIN_ROWS = 128, THIN_GROUPS_MIN = 512;
-
+// Few rows and many columns (cr::choose_exact_cols): a thread a column, or a 4-byte word of
+// columns when the narrow type's rows and matrices keep such words aligned.
 template <cureduce_dtype IN, int K>
 cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
                                  cudaStream_t stream) {
@@ -154,42 +150,27 @@ cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &
   return launch_cols_thin<IN, 1>(d_in, C, O, stream);
 }
 
-// Columns: groups of 32 columns, each cut into row slices when the groups alone are fewer than
-// COLS_ITEMS_TARGET, so that there are COLS_ITEMS_TARGET (group, slice) items or more (fewer
-// than COLS_ITEMS_TARGET + groups, so below COLS_ITEMS_MAX), and at most one slice per 64 rows
-// (rounded up). About one wave of 4 blocks an SM on an H100: with twice as many, the slices'
-// combine cost more than the wave it filled.
+// Columns, cut as cr::choose_exact_cols says.
 template <cureduce_dtype IN>
 cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
                             char *ws, cudaStream_t stream) {
-  const uint64_t groups = (C.batches * C.cols + 31) / 32;
-  if (C.rows <= THIN_ROWS && groups >= THIN_GROUPS_MIN)
+  const cr::exact_cols_cut cut = cr::choose_exact_cols(C.batches * C.cols, C.rows);
+  if (cut.thin)
     return launch_cols_thin<IN>(d_in, C, O, stream);
-  uint64_t slices = 1;
-  if (groups < COLS_ITEMS_TARGET) {
-    slices = (COLS_ITEMS_TARGET + groups - 1) / groups;
-    slices = slices < COLS_SLICES_MAX ? slices : COLS_SLICES_MAX;
-    const uint64_t most = (C.rows + 63) / 64;
-    slices = slices < most ? slices : most;
-    slices = slices > 0 ? slices : 1;
-  }
-  const uint64_t slice_rows = slices > 1 ? (C.rows + slices - 1) / slices : C.rows;
-  slices = slices > 1 ? (C.rows + slice_rows - 1) / slice_rows : 1;
   const uintptr_t partials = (reinterpret_cast<uintptr_t>(ws + COLS_PARTIALS_OFFSET) + 15) & ~(uintptr_t)15;
-  const uint64_t sets = (slices + COLS_SET_SLICES - 1) / COLS_SET_SLICES;
-  const cr::exact_cols_plan P{groups,
-                              slices,
-                              slice_rows,
-                              COLS_SET_SLICES,
-                              sets,
+  const cr::exact_cols_plan P{cut.groups,
+                              cut.slices,
+                              cut.slice_rows,
+                              cr::EXACT_COLS_SET_SLICES,
+                              cut.sets,
                               reinterpret_cast<double2 *>(partials),
                               reinterpret_cast<unsigned *>(ws + COLS_FLAGS_OFFSET),
                               reinterpret_cast<unsigned *>(ws + COLS_TICKETS_OFFSET),
                               reinterpret_cast<unsigned *>(ws + COLS_SET_TICKETS_OFFSET)};
-  const uint64_t items = groups * slices, cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
+  const uint64_t items = cut.groups * cut.slices, cap = (uint64_t)sm_count() * BLOCKS_PER_SM;
   const unsigned grid = grid_of(items, cap);
   const auto *x = static_cast<const cr::storage_t<IN> *>(d_in);
-  if (sets > 1)
+  if (cut.sets > 1)
     cr::exact_cols<IN, true><<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(x, C, P, O);
   else
     cr::exact_cols<IN, false><<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(x, C, P, O);
