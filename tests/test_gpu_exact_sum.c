@@ -117,7 +117,8 @@ static void full_arrays_should_match_cpu(void **state) {
    each on GPUs of up to 150 SMs, f64 rows of more than 512 vectors among them, and 33
    groups of columns cut into 16 slices: 528 items, more than the 512 aimed at. 4000 x 3 cuts
    its one group of columns into 63 slices, added in sets of 16 (the last of 15), then the
-   sets; 1100 x 33 two groups (one of a single column) into 18, sets of 16 and 2. */
+   sets; 1100 x 33 two groups (one of a single column) into 18, sets of 16 and 2; 1050 x 3 its
+   group into 17, sets of 16 and 1. */
 static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
   static const uint64_t SHAPES[][4] = {{1, 1, 1, 1},
                                        {7, 33, 40, 5},
@@ -130,7 +131,8 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
                                        {2, 280000, 280000, 10},
                                        {2400, 1028, 1028, 4},
                                        {4000, 3, 3, 3},
-                                       {1100, 33, 33, 3}};
+                                       {1100, 33, 33, 3},
+                                       {1050, 3, 3, 3}};
   const size_t size = cureduce_dtype_size(in);
   cureduce_dtype outs[3];
   const int nout = outputs_of(in, outs);

@@ -524,7 +524,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
           continue;
         used =
             exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, first, in_set, 1, pairs, nnz, mine);
-        if (warp == 0) { // the set's sum, in its first slice's place (read by no other block)
+        if (warp == 0) { // the set's sum, in its first slice's place (whose pair only this block read)
           P.partials[first * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
           P.flags[first * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
         }
