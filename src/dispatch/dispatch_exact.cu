@@ -36,12 +36,12 @@ char *exact_region(void *d_workspace) { return static_cast<char *>(d_workspace) 
 constexpr uint64_t SPLIT_ROWS_MAX = 64;
 constexpr size_t SPLIT_STATES_BYTES = SPLIT_ROWS_MAX * STATE_BYTES;
 constexpr size_t SPLIT_TICKETS_BYTES = SPLIT_ROWS_MAX * sizeof(unsigned);
-constexpr uint64_t COLS_ITEMS_MAX = cr::EXACT_COLS_ITEMS_MAX;
 constexpr size_t COLS_TICKETS_OFFSET = SPLIT_STATES_BYTES + SPLIT_TICKETS_BYTES;
-constexpr size_t COLS_SET_TICKETS_OFFSET = COLS_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
-constexpr size_t COLS_FLAGS_OFFSET = COLS_SET_TICKETS_OFFSET + COLS_ITEMS_MAX * sizeof(unsigned);
-constexpr size_t COLS_PARTIALS_OFFSET = COLS_FLAGS_OFFSET + COLS_ITEMS_MAX * 32 * sizeof(unsigned);
-constexpr size_t EXACT_AXIS_BYTES = COLS_PARTIALS_OFFSET + 16 + COLS_ITEMS_MAX * 32 * sizeof(double2);
+constexpr size_t COLS_SET_TICKETS_OFFSET = COLS_TICKETS_OFFSET + cr::EXACT_COLS_ITEMS_MAX * sizeof(unsigned);
+constexpr size_t COLS_FLAGS_OFFSET = COLS_SET_TICKETS_OFFSET + cr::EXACT_COLS_ITEMS_MAX * sizeof(unsigned);
+constexpr size_t COLS_PARTIALS_OFFSET = COLS_FLAGS_OFFSET + cr::EXACT_COLS_ITEMS_MAX * 32 * sizeof(unsigned);
+constexpr size_t EXACT_AXIS_BYTES =
+    COLS_PARTIALS_OFFSET + 16 + cr::EXACT_COLS_ITEMS_MAX * 32 * sizeof(double2);
 
 // A grid of `blocks` blocks, at least 1 and at most cap (the kernels loop over the rest).
 unsigned grid_of(uint64_t blocks, uint64_t cap) {

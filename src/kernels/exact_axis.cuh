@@ -410,6 +410,15 @@ __device__ __forceinline__ bool exact_cols_combine(exact_pair &p, bool &not_neg_
   return used;
 }
 
+// Warp 0's pair and flags for its 32 columns, left at entry `at` of the plan's partials and
+// flags for a block that adds them up later (exact_cols_gather).
+__device__ __forceinline__ void exact_cols_leave(const exact_cols_plan &P, uint64_t at, const exact_pair &p,
+                                                 bool used, bool not_neg_zero) {
+  const int lane = threadIdx.x & 31;
+  P.partials[at * 32 + lane] = make_double2(p.a0, p.a1);
+  P.flags[at * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
+}
+
 // The pairs and flags that `count` blocks left at entries first, first + stride, ... of
 // partials and flags (32 each: a column a lane), added in warp w's pair from entries w, w + 8,
 // ..., then combined into warp 0's pair as exact_cols_combine does (its return value). One
@@ -507,10 +516,8 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
     bool not_neg_zero = th.not_neg_zero;
     bool used = exact_cols_combine(th.pair, not_neg_zero, false, pairs, nnz, mine);
     if (P.slices > 1) {
-      if (warp == 0) {
-        P.partials[item * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
-        P.flags[item * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
-      }
+      if (warp == 0)
+        exact_cols_leave(P, item, th.pair, used, not_neg_zero);
       if constexpr (!SETS) {
         if (!block_last_arrival(&P.tickets[group], (unsigned)P.slices))
           continue;
@@ -524,10 +531,8 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
           continue;
         used =
             exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, first, in_set, 1, pairs, nnz, mine);
-        if (warp == 0) { // the set's sum, in its first slice's place (whose pair only this block read)
-          P.partials[first * 32 + lane] = make_double2(th.pair.a0, th.pair.a1);
-          P.flags[first * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
-        }
+        if (warp == 0) // the set's sum, in its first slice's place (whose pair only this block read)
+          exact_cols_leave(P, first, th.pair, used, not_neg_zero);
         if (!block_last_arrival(&P.tickets[group], (unsigned)P.sets))
           continue;
         used = exact_cols_gather(th.pair, not_neg_zero, P.partials, P.flags, group * P.slices, P.sets,
