@@ -5,7 +5,7 @@
 // matrix covers the columns with its lanes and the batch with its blocks; few rows a lane
 // take narrower packs. On the shapes of `bench --rows` the tile's last block folds at most
 // cols_policy::MAX_TAIL_BYTES of partials, or the tile is already the narrowest. The exact
-// sums' cut: below. Host code only: no GPU needed.
+// sums' cut and the long rows taken as full arrays: below. Host code only: no GPU needed.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@ extern "C" { // cmocka 1.1's header has no C++ guards
 #include "../bench/rows_shapes.h"
 #include "../src/dispatch/axis_plan.h"
 #include "../src/dispatch/exact_plan.h"
+#include "../src/dispatch/full_policy.h"
 
 #include <stdio.h>
 
@@ -199,6 +200,47 @@ void exact_plans_fit_the_kernel_and_workspace(void **) {
     }
 }
 
+// Few long rows as full arrays (plan_rows' ROWS_FULL, full_row_blocks): taken exactly for at
+// most rows_policy::FULL_MAX_ROWS rows at one 16-byte phase that are too long for a lane group;
+// then every row gets at least one block and no more than its tiles, and the rows' partials
+// and tickets fit the axis workspace.
+template <int ELEM> void check_full_rows() {
+  using Rows = cr::rows_policy;
+  using Full = cr::full_policy_for<ELEM>;
+  constexpr uint64_t PER_TILE = (uint64_t)Full::BLOCK * Full::UNROLL * (16 / ELEM);
+  const uint64_t lane_max = Rows::LANES_MAX_BYTES / ELEM; // the longest lane-group row
+  const uint64_t row_counts[] = {1, 2, 8, 63, 64, 65, 1000};
+  const uint64_t column_counts[] = {1, 1000, lane_max, lane_max + 1, 100000, 1ull << 24, 1ull << 31};
+  for (uint64_t r : row_counts)
+    for (uint64_t c : column_counts)
+      for (bool phase : {false, true}) {
+        const cr::rows_plan P = cr::plan_rows<Rows, cr::chunked_policy, ELEM>(false, phase, r, c);
+        const bool full = phase && r <= Rows::FULL_MAX_ROWS && c * ELEM > Rows::LANES_MAX_BYTES;
+        char what[120];
+        snprintf(what, sizeof what, "%d-byte %llux%llu, phase %d: kernel %d", ELEM, (unsigned long long)r,
+                 (unsigned long long)c, (int)phase, (int)P.kernel);
+        if ((P.kernel == cr::ROWS_FULL) != full)
+          fail_msg("ROWS_FULL taken or not as the rule says: %s", what);
+        if (!full)
+          continue;
+        const uint64_t tiles = (c + PER_TILE - 1) / PER_TILE;
+        for (uint64_t cap : {(uint64_t)Full::MAX_BLOCKS, (uint64_t)Full::ARG_BLOCKS}) {
+          const uint64_t b = cr::full_row_blocks(tiles, r, cap, Full::ONE_BLOCK_TILES);
+          if (!(b >= 1 && b <= tiles && (tiles > (uint64_t)Full::ONE_BLOCK_TILES || b == 1) &&
+                r * b <= cr::AXIS_PARTIAL_SLOTS && r * b <= (cap > r ? cap : r) && r <= cr::AXIS_TICKETS))
+            fail_msg("%llu blocks a row of %llu tiles, cap %llu: %s", (unsigned long long)b,
+                     (unsigned long long)tiles, (unsigned long long)cap, what);
+        }
+      }
+}
+
+void long_rows_as_full_arrays_fit_the_workspace(void **) {
+  check_full_rows<1>();
+  check_full_rows<2>();
+  check_full_rows<4>();
+  check_full_rows<8>();
+}
+
 } // namespace
 
 int main(void) {
@@ -207,6 +249,7 @@ int main(void) {
       cmocka_unit_test(bench_shapes),
       cmocka_unit_test(few_rows_take_narrower_packs),
       cmocka_unit_test(exact_plans_fit_the_kernel_and_workspace),
+      cmocka_unit_test(long_rows_as_full_arrays_fit_the_workspace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

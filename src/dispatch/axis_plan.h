@@ -66,7 +66,7 @@ template <class Chunked, uint64_t ELEM> uint64_t chunk_count(uint64_t total) {
 }
 
 // Which kernel reduces the rows, and how.
-enum rows_kernel { ROWS_SHORT, ROWS_LANES, ROWS_CHUNKED };
+enum rows_kernel { ROWS_SHORT, ROWS_LANES, ROWS_CHUNKED, ROWS_FULL };
 struct rows_plan {
   rows_kernel kernel;
   uint64_t group;         // ROWS_SHORT, ROWS_LANES: lanes per row
@@ -75,12 +75,13 @@ struct rows_plan {
   uint64_t chunks;        // ROWS_CHUNKED: chunks of the rows laid end to end
 };
 
-// Rows of `cols` ELEM-byte elements (`vectors`: rows_are_vectors holds): one vector per lane
-// for short rows of whole vectors, lane groups up to Rows::LANES_MAX_BYTES (or
-// Rows::LONG_LANES_MAX_BYTES for Rows::LONG_LANES_MIN_ROWS rows or more), the chunked kernel
-// for longer ones.
+// Rows of `cols` ELEM-byte elements (`vectors`: rows_are_vectors holds; `same_phase`: every
+// row starts at the same offset from a 16-byte boundary): one vector per lane for short rows
+// of whole vectors, lane groups up to Rows::LANES_MAX_BYTES (or Rows::LONG_LANES_MAX_BYTES for
+// Rows::LONG_LANES_MIN_ROWS rows or more); longer ones each as a full array when there are at
+// most Rows::FULL_MAX_ROWS of them with the same phase, else the chunked kernel.
 template <class Rows, class Chunked, uint64_t ELEM>
-rows_plan plan_rows(bool vectors, uint64_t rows, uint64_t cols) {
+rows_plan plan_rows(bool vectors, bool same_phase, uint64_t rows, uint64_t cols) {
   constexpr uint64_t N = 16 / ELEM; // elements a vector
   if (vectors && cols >= N && cols / N <= Rows::SHORT_MAX_VECTORS) {
     const uint64_t group = pow2_ceil(cols / N);
@@ -92,7 +93,19 @@ rows_plan plan_rows(bool vectors, uint64_t rows, uint64_t cols) {
     const uint64_t group = lane_group(div_up(cols * ELEM, 16), Rows::LANES_UNROLL);
     return {ROWS_LANES, group, 32 / group, Rows::LANES_WAVES, 0};
   }
+  if (same_phase && rows <= Rows::FULL_MAX_ROWS)
+    return {ROWS_FULL, 0, 0, 0, 0};
   return {ROWS_CHUNKED, 0, 0, 0, chunk_count<Chunked, ELEM>(rows * cols)};
+}
+
+// Blocks a row for ROWS_FULL, each row `tiles` of the full-array kernel's tiles: one up to
+// one_block_tiles tiles (as for a full array), else the full-array grid cap shared among the
+// rows, never more than the row's tiles. A function of the shape only: it fixes the order.
+inline uint64_t full_row_blocks(uint64_t tiles, uint64_t rows, uint64_t cap, uint64_t one_block_tiles) {
+  if (tiles <= one_block_tiles)
+    return 1;
+  const uint64_t share = rows > 0 && cap / rows > 0 ? cap / rows : 1;
+  return share < tiles ? share : tiles;
 }
 
 // Blocks of BLOCK threads for one warp per rows_per_warp rows (before any cap).

@@ -67,12 +67,12 @@ template <class Op, int BLOCK> constexpr int full_min_blocks_per_sm() {
     return sm_max_threads() / BLOCK;
 }
 
+// The reduction of one array of layout L by the blocks along the grid's x dimension, into *out.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP, ACC>, BLOCK>()))
-    reduce_full_single_pass(const storage_t<IN> *__restrict__ in, full_layout L,
-                            typename full_op<IN, OP, ACC>::T *__restrict__ partials,
-                            unsigned int *__restrict__ ticket,
-                            typename full_op<IN, OP, ACC>::Out *__restrict__ out) {
+__device__ __forceinline__ void full_single_pass(const storage_t<IN> *__restrict__ in, full_layout L,
+                                                 typename full_op<IN, OP, ACC>::T *__restrict__ partials,
+                                                 unsigned int *__restrict__ ticket,
+                                                 typename full_op<IN, OP, ACC>::Out *__restrict__ out) {
   using Op = full_op<IN, OP, ACC>; // f32 sums carry their rounding errors (compensated_sum.cuh)
   using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
@@ -136,6 +136,30 @@ __global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP,
   v = block_reduce<Op, BLOCK>(v);
   if (tid == 0)
     *out = Op::finish(v, L.n);
+}
+
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
+__global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP, ACC>, BLOCK>()))
+    reduce_full_single_pass(const storage_t<IN> *__restrict__ in, full_layout L,
+                            typename full_op<IN, OP, ACC>::T *__restrict__ partials,
+                            unsigned int *__restrict__ ticket,
+                            typename full_op<IN, OP, ACC>::Out *__restrict__ out) {
+  full_single_pass<IN, ACC, OP, BLOCK, UNROLL>(in, L, partials, ticket, out);
+}
+
+// Few long rows, each reduced as a full array: row blockIdx.y starts ld elements after the one
+// before and has layout L (ld * element size is a multiple of 16 bytes, so every row has row
+// 0's head, body and tail), its own gridDim.x partials and ticket, and result out[row]. The
+// grid along x depends only on the shape (full_row_blocks, axis_plan.h), so the bits do too.
+template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
+__global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP, ACC>, BLOCK>()))
+    reduce_full_rows(const storage_t<IN> *__restrict__ in, full_layout L, uint64_t ld,
+                     typename full_op<IN, OP, ACC>::T *__restrict__ partials,
+                     unsigned int *__restrict__ tickets,
+                     typename full_op<IN, OP, ACC>::Out *__restrict__ out) {
+  const uint64_t row = blockIdx.y;
+  full_single_pass<IN, ACC, OP, BLOCK, UNROLL>(in + row * ld, L, partials + row * gridDim.x, tickets + row,
+                                               out + row);
 }
 
 } // namespace cr
