@@ -200,38 +200,39 @@ void exact_plans_fit_the_kernel_and_workspace(void **) {
     }
 }
 
-// Few long rows as full arrays (plan_rows' ROWS_FULL, full_row_blocks): taken exactly for at
-// most rows_policy::FULL_MAX_ROWS rows at one 16-byte phase that are too long for a lane group;
-// then every row gets at least one block and no more than its tiles, and the rows' partials
-// and tickets fit the axis workspace.
+// Long rows as full arrays (plan_rows' ROWS_FULL, full_row_blocks): taken exactly for rows at
+// one 16-byte phase too long for a lane group, no more of them than the full-array grid cap
+// (MAX_BLOCKS, or ARG_BLOCKS for the arg ops); then every row gets at least one block and no
+// more than its tiles, and the rows' partials and tickets fit the axis workspace.
 template <int ELEM> void check_full_rows() {
   using Rows = cr::rows_policy;
   using Full = cr::full_policy_for<ELEM>;
   constexpr uint64_t PER_TILE = (uint64_t)Full::BLOCK * Full::UNROLL * (16 / ELEM);
   const uint64_t lane_max = Rows::LANES_MAX_BYTES / ELEM; // the longest lane-group row
-  const uint64_t row_counts[] = {1, 2, 8, 63, 64, 65, 1000};
+  const uint64_t row_counts[] = {1, 2, 8, 63, 64, 65, 383, 384, 385, 511, 512, 513, 1023, 1024, 1025, 2047};
   const uint64_t column_counts[] = {1, 1000, lane_max, lane_max + 1, 100000, 1ull << 24, 1ull << 31};
-  for (uint64_t r : row_counts)
-    for (uint64_t c : column_counts)
-      for (bool phase : {false, true}) {
-        const cr::rows_plan P = cr::plan_rows<Rows, cr::chunked_policy, ELEM>(false, phase, r, c);
-        const bool full = phase && r <= Rows::FULL_MAX_ROWS && c * ELEM > Rows::LANES_MAX_BYTES;
-        char what[120];
-        snprintf(what, sizeof what, "%d-byte %llux%llu, phase %d: kernel %d", ELEM, (unsigned long long)r,
-                 (unsigned long long)c, (int)phase, (int)P.kernel);
-        if ((P.kernel == cr::ROWS_FULL) != full)
-          fail_msg("ROWS_FULL taken or not as the rule says: %s", what);
-        if (!full)
-          continue;
-        const uint64_t tiles = (c + PER_TILE - 1) / PER_TILE;
-        for (uint64_t cap : {(uint64_t)Full::MAX_BLOCKS, (uint64_t)Full::ARG_BLOCKS}) {
+  const uint64_t caps[] = {(uint64_t)Full::MAX_BLOCKS, (uint64_t)Full::ARG_BLOCKS};
+  for (uint64_t cap : caps)
+    for (uint64_t r : row_counts)
+      for (uint64_t c : column_counts)
+        for (bool phase : {false, true}) {
+          const cr::rows_plan P = cr::plan_rows<Rows, cr::chunked_policy, ELEM>(false, phase, cap, r, c);
+          const bool full = phase && r <= cap && c * ELEM > Rows::LANES_MAX_BYTES;
+          char what[120];
+          snprintf(what, sizeof what, "%d-byte %llux%llu, phase %d, cap %llu: kernel %d", ELEM,
+                   (unsigned long long)r, (unsigned long long)c, (int)phase, (unsigned long long)cap,
+                   (int)P.kernel);
+          if ((P.kernel == cr::ROWS_FULL) != full)
+            fail_msg("ROWS_FULL taken or not as the rule says: %s", what);
+          if (!full)
+            continue;
+          const uint64_t tiles = (c + PER_TILE - 1) / PER_TILE;
           const uint64_t b = cr::full_row_blocks(tiles, r, cap, Full::ONE_BLOCK_TILES);
-          if (!(b >= 1 && b <= tiles && (tiles > (uint64_t)Full::ONE_BLOCK_TILES || b == 1) &&
-                r * b <= cr::AXIS_PARTIAL_SLOTS && r * b <= (cap > r ? cap : r) && r <= cr::AXIS_TICKETS))
-            fail_msg("%llu blocks a row of %llu tiles, cap %llu: %s", (unsigned long long)b,
-                     (unsigned long long)tiles, (unsigned long long)cap, what);
+          if (!(b >= 1 && b <= tiles && (tiles > (uint64_t)Full::ONE_BLOCK_TILES || b == 1) && r * b <= cap &&
+                r * b <= cr::AXIS_PARTIAL_SLOTS && r <= cr::AXIS_TICKETS))
+            fail_msg("%llu blocks a row of %llu tiles: %s", (unsigned long long)b, (unsigned long long)tiles,
+                     what);
         }
-      }
 }
 
 void long_rows_as_full_arrays_fit_the_workspace(void **) {

@@ -76,12 +76,13 @@ struct rows_plan {
 };
 
 // Rows of `cols` ELEM-byte elements (`vectors`: rows_are_vectors holds; `same_phase`: every
-// row starts at the same offset from a 16-byte boundary): one vector per lane for short rows
+// row starts at the same offset from a 16-byte boundary, as one row does): one vector per lane for short rows
 // of whole vectors, lane groups up to Rows::LANES_MAX_BYTES (or Rows::LONG_LANES_MAX_BYTES for
 // Rows::LONG_LANES_MIN_ROWS rows or more); longer ones each as a full array when there are at
-// most Rows::FULL_MAX_ROWS of them with the same phase, else the chunked kernel.
+// most full_rows (the full-array grid cap: a block a row at least) with the same phase, else
+// the chunked kernel.
 template <class Rows, class Chunked, uint64_t ELEM>
-rows_plan plan_rows(bool vectors, bool same_phase, uint64_t rows, uint64_t cols) {
+rows_plan plan_rows(bool vectors, bool same_phase, uint64_t full_rows, uint64_t rows, uint64_t cols) {
   constexpr uint64_t N = 16 / ELEM; // elements a vector
   if (vectors && cols >= N && cols / N <= Rows::SHORT_MAX_VECTORS) {
     const uint64_t group = pow2_ceil(cols / N);
@@ -93,7 +94,7 @@ rows_plan plan_rows(bool vectors, bool same_phase, uint64_t rows, uint64_t cols)
     const uint64_t group = lane_group(div_up(cols * ELEM, 16), Rows::LANES_UNROLL);
     return {ROWS_LANES, group, 32 / group, Rows::LANES_WAVES, 0};
   }
-  if (same_phase && rows <= Rows::FULL_MAX_ROWS)
+  if (same_phase && rows <= full_rows)
     return {ROWS_FULL, 0, 0, 0, 0};
   return {ROWS_CHUNKED, 0, 0, 0, chunk_count<Chunked, ELEM>(rows * cols)};
 }

@@ -14,10 +14,10 @@ namespace cr {
 // (reduce_rows_short.cuh); rows up to LANES_MAX_BYTES a group of lanes each
 // (reduce_rows_lanes.cuh), and so do rows up to LONG_LANES_MAX_BYTES when there are at least
 // LONG_LANES_MIN_ROWS of them (a warp each: fewer long rows would leave SMs idle); other rows
-// go to the chunked kernel (chunked_policy), except up to FULL_MAX_ROWS rows with the same
-// 16-byte phase, each of which is then reduced as a full array (full_policy.h's launch shape,
-// its blocks shared among the rows): a handful of long rows is a handful of full arrays. Both
-// row kernels loop beyond their grid, so the grid only decides which warp takes which rows.
+// go to the chunked kernel (chunked_policy), except rows with the same 16-byte phase, no more
+// of them than the full-array grid has blocks (full_policy.h): each of those is reduced as a
+// full array, the grid's blocks shared among the rows, a block a row at least. Both warp
+// kernels loop beyond their grid, so the grid only decides which warp takes which rows.
 // Tuned on an H100 (SXM, 132 SMs): docs/design.md#rows
 struct rows_policy {
   static constexpr int BLOCK = 256;                       // threads per block, both kernels
@@ -27,7 +27,6 @@ struct rows_policy {
   static constexpr uint64_t LANES_MAX_BYTES = 16384;      // longest row for a lane group
   static constexpr uint64_t LONG_LANES_MAX_BYTES = 65536; // ... when there are many rows
   static constexpr uint64_t LONG_LANES_MIN_ROWS = 2048;
-  static constexpr uint64_t FULL_MAX_ROWS = 64;   // long rows reduced as full arrays, at most
   static constexpr int LANES_UNROLL = 4;          // vectors in flight per lane
   static constexpr uint64_t LANES_WAVES = 1;      // lane-group grid cap, in full waves of the GPU
   static constexpr unsigned WAVE_FALLBACK = 1024; // a wave where the GPU cannot be asked

@@ -101,17 +101,20 @@ cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t col
   return launch_status();
 }
 
-// Few long rows (ROWS_FULL), each reduced as a full array (reduce_full_rows) with the full-array
-// kernel's launch shape (Full: a full_policy), its grid shared among the rows, in one launch.
-// The rows' partials and tickets are the axis workspace's.
+// Long rows, no more than the full-array grid has blocks (ROWS_FULL), each reduced as a full
+// array (reduce_full_rows) with the full-array kernel's launch shape (Full: a full_policy), its
+// grid shared among the rows, in one launch. The rows' partials and tickets are the axis
+// workspace's.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, class Full>
 cureduce_status launch_full_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   using Op = full_op<IN, OP, ACC>;
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
   static_assert(std::is_same<typename Op::Out, typename compare_op<IN, OP, ACC>::Out>::value,
                 "a row's result is written as the other row kernels write it");
-  static_assert(Full::MAX_BLOCKS <= AXIS_PARTIAL_SLOTS && Full::MAX_BLOCKS <= AXIS_TICKETS,
-                "axis workspace too small for the rows' partials");
+  // At most Full::MAX_BLOCKS rows (plan_rows), so as many blocks in all and a ticket a row.
+  static_assert(Full::MAX_BLOCKS <= AXIS_PARTIAL_SLOTS && Full::MAX_BLOCKS <= AXIS_TICKETS &&
+                    Full::MAX_BLOCKS <= 65535,
+                "axis workspace or grid too small for the rows' partials and tickets");
   constexpr int BLOCK = Full::BLOCK, UNROLL = Full::UNROLL;
   const full_layout L = make_full_layout<(int)sizeof(storage_t<IN>), BLOCK, UNROLL>(a.in, cols);
   const uint64_t cap = is_arg_kind(OP) ? (uint64_t)Full::ARG_BLOCKS : (uint64_t)Full::MAX_BLOCKS;
@@ -128,14 +131,16 @@ cureduce_status launch_full_rows(const axis_call &a, uint64_t rows, uint64_t col
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, class Rows, class Chunked>
 cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   constexpr uint64_t ELEM = sizeof(storage_t<IN>);
-  const rows_plan P = plan_rows<Rows, Chunked, ELEM>(rows_are_vectors<ELEM>(a.in, cols, ld),
-                                                     (ld * ELEM) % 16 == 0, rows, cols);
+  using Full = full_policy_for<ELEM>;
+  constexpr uint64_t full_rows = is_arg_kind(OP) ? Full::ARG_BLOCKS : Full::MAX_BLOCKS;
+  const rows_plan P = plan_rows<Rows, Chunked, ELEM>(
+      rows_are_vectors<ELEM>(a.in, cols, ld), rows == 1 || (ld * ELEM) % 16 == 0, full_rows, rows, cols);
   constexpr auto short_rows = reduce_rows_short<IN, ACC, OP, Rows::BLOCK, Rows::SHORT_UNROLL>;
   constexpr auto lane_groups = reduce_rows_lanes<IN, ACC, OP, Rows::BLOCK, Rows::LANES_UNROLL>;
   switch (P.kernel) {
   case ROWS_SHORT: return launch_row_warps<IN, ACC, OP, Rows, short_rows>(a, rows, cols, ld, P);
   case ROWS_LANES: return launch_row_warps<IN, ACC, OP, Rows, lane_groups>(a, rows, cols, ld, P);
-  case ROWS_FULL: return launch_full_rows<IN, ACC, OP, full_policy_for<ELEM>>(a, rows, cols, ld);
+  case ROWS_FULL: return launch_full_rows<IN, ACC, OP, Full>(a, rows, cols, ld);
   default: {
     const segment_layout S{nullptr, rows, cols, ld};
     return launch_chunked<IN, ACC, OP, Chunked>(a, S, P.chunks);
