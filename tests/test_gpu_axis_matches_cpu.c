@@ -13,11 +13,12 @@
  * rows of 16 to 64 KiB, whole warps each when there are 2048 rows or more (2048x2100 f64 from
  * an odd start, 2048x3072 aligned),
  * long rows reduced as full arrays (ROWS_FULL, every row at the same 16-byte phase, or one
- * row): 3x16400 takes every type there within the sanitizer runs' cap (one block a row up to
+ * row): 3x16400 takes every type there within the sanitizer runs' cap, and so does one row
+ * of 20003 from an odd start (ld * element size not a multiple of 16 for any type) (one block a row up to
  * 2-byte types, several from 4 bytes, with a partial last tile); one block a row (8x5000, 4-
  * and 8-byte types, also within the cap; 500x4100
  * from an odd start, 4- and 8-byte types, more rows than the 4-byte arg ops' grid cap of 384,
- * so f32 argmin and argmax take the chunked kernel; 5x32768 with ld 32784, 1- and 2-byte
+ * so f32 and i32 argmin and argmax take the chunked kernel; 5x32768 with ld 32784, 1- and 2-byte
  * types), several blocks a row (2x33000 from an odd start, so every row has a scalar head and
  * a partial last tile, 2- to 8-byte types; 5x32768, 4- and 8-byte types, whole tiles;
  * 1x100000, any type; 2x300000), f64 rows of 3x70001 from an odd start,
@@ -57,7 +58,7 @@ static const shape FIXED_SHAPES[] = {
     {520, 128, 0, 0},   {1040, 64, 0, 0},   {16384, 256, 0, 0}, {4096, 1024, 0, 0}, {98304, 39, 1, 0},
     {32768, 128, 0, 0}, {40000, 100, 0, 1}, {500, 6, 0, 0},     {700, 20, 4, 2},    {600, 12, 0, 0},
     {2048, 2100, 3, 1}, {2048, 3072, 0, 0}, {2, 33000, 0, 3},   {5, 32768, 16, 0},  {500, 4100, 0, 1},
-    {3, 16400, 0, 0}};
+    {3, 16400, 0, 0},   {1, 20003, 0, 3}};
 
 #define MAX_ELEMS (1u << 23)
 #define MAX_OUTPUTS (1u << 20)

@@ -101,6 +101,13 @@ cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t col
   return launch_status();
 }
 
+// The full-array kernel's grid cap for OP (Full: a full_policy): also the most rows that
+// ROWS_FULL takes, a block a row at least.
+template <cureduce_op OP, class Full> constexpr uint64_t full_grid_cap() {
+  static_assert(Full::ARG_BLOCKS <= Full::MAX_BLOCKS, "the arg ops' cap is the lower one");
+  return is_arg_kind(OP) ? (uint64_t)Full::ARG_BLOCKS : (uint64_t)Full::MAX_BLOCKS;
+}
+
 // Long rows, no more than the full-array grid has blocks (ROWS_FULL), each reduced as a full
 // array (reduce_full_rows) with the full-array kernel's launch shape (Full: a full_policy), its
 // grid shared among the rows, in one launch. The rows' partials and tickets are the axis
@@ -111,13 +118,12 @@ cureduce_status launch_full_rows(const axis_call &a, uint64_t rows, uint64_t col
   static_assert(sizeof(typename Op::T) <= AXIS_SLOT_BYTES, "partial too wide");
   static_assert(std::is_same<typename Op::Out, typename compare_op<IN, OP, ACC>::Out>::value,
                 "a row's result is written as the other row kernels write it");
-  // At most Full::MAX_BLOCKS rows (plan_rows), so as many blocks in all and a ticket a row.
-  static_assert(Full::MAX_BLOCKS <= AXIS_PARTIAL_SLOTS && Full::MAX_BLOCKS <= AXIS_TICKETS &&
-                    Full::MAX_BLOCKS <= 65535,
+  // At most full_grid_cap rows (plan_rows), so as many blocks in all and a ticket a row.
+  constexpr uint64_t cap = full_grid_cap<OP, Full>();
+  static_assert(cap <= AXIS_PARTIAL_SLOTS && cap <= AXIS_TICKETS && cap <= 65535,
                 "axis workspace or grid too small for the rows' partials and tickets");
   constexpr int BLOCK = Full::BLOCK, UNROLL = Full::UNROLL;
   const full_layout L = make_full_layout<(int)sizeof(storage_t<IN>), BLOCK, UNROLL>(a.in, cols);
-  const uint64_t cap = is_arg_kind(OP) ? (uint64_t)Full::ARG_BLOCKS : (uint64_t)Full::MAX_BLOCKS;
   const uint64_t blocks = full_row_blocks(L.tiles, rows, cap, (uint64_t)Full::ONE_BLOCK_TILES);
   reduce_full_rows<IN, ACC, OP, BLOCK, UNROLL>
       <<<dim3((unsigned)blocks, (unsigned)rows), BLOCK, 0, a.stream>>>(
@@ -132,9 +138,9 @@ template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, class Rows, cla
 cureduce_status launch_rows(const axis_call &a, uint64_t rows, uint64_t cols, uint64_t ld) {
   constexpr uint64_t ELEM = sizeof(storage_t<IN>);
   using Full = full_policy_for<ELEM>;
-  constexpr uint64_t full_rows = is_arg_kind(OP) ? Full::ARG_BLOCKS : Full::MAX_BLOCKS;
-  const rows_plan P = plan_rows<Rows, Chunked, ELEM>(
-      rows_are_vectors<ELEM>(a.in, cols, ld), rows == 1 || (ld * ELEM) % 16 == 0, full_rows, rows, cols);
+  const rows_plan P = plan_rows<Rows, Chunked, ELEM>(rows_are_vectors<ELEM>(a.in, cols, ld),
+                                                     rows == 1 || (ld * ELEM) % 16 == 0,
+                                                     full_grid_cap<OP, Full>(), rows, cols);
   constexpr auto short_rows = reduce_rows_short<IN, ACC, OP, Rows::BLOCK, Rows::SHORT_UNROLL>;
   constexpr auto lane_groups = reduce_rows_lanes<IN, ACC, OP, Rows::BLOCK, Rows::LANES_UNROLL>;
   switch (P.kernel) {
