@@ -200,7 +200,7 @@ void exact_plans_fit_the_kernel_and_workspace(void **) {
     }
 }
 
-// Long rows as full arrays (plan_rows' ROWS_FULL, full_row_blocks): taken exactly for rows at
+// Long rows as full arrays (plan_rows' ROWS_FULL, full_blocks): taken exactly for rows at
 // one 16-byte phase too long for a lane group, no more of them than the full-array grid cap
 // (MAX_BLOCKS, or ARG_BLOCKS for the arg ops); then every row gets at least one block and no
 // more than its tiles, and the rows' partials and tickets fit the axis workspace.
@@ -227,7 +227,7 @@ template <int ELEM> void check_full_rows() {
           if (!full)
             continue;
           const uint64_t tiles = (c + PER_TILE - 1) / PER_TILE;
-          const uint64_t b = cr::full_row_blocks(tiles, r, cap, Full::ONE_BLOCK_TILES);
+          const uint64_t b = cr::full_blocks(tiles, r, cap, Full::ONE_BLOCK_TILES);
           if (!(b >= 1 && b <= tiles && (tiles > (uint64_t)Full::ONE_BLOCK_TILES || b == 1) && r * b <= cap &&
                 r * b <= cr::AXIS_PARTIAL_SLOTS && r <= cr::AXIS_TICKETS))
             fail_msg("%llu blocks a row of %llu tiles: %s", (unsigned long long)b, (unsigned long long)tiles,

@@ -99,16 +99,6 @@ rows_plan plan_rows(bool vectors, bool same_phase, uint64_t full_rows, uint64_t 
   return {ROWS_CHUNKED, 0, 0, 0, chunk_count<Chunked, ELEM>(rows * cols)};
 }
 
-// Blocks a row for ROWS_FULL, each row `tiles` of the full-array kernel's tiles: one up to
-// one_block_tiles tiles (as for a full array), else the full-array grid cap shared among the
-// rows, never more than the row's tiles. A function of the shape only: it fixes the order.
-inline uint64_t full_row_blocks(uint64_t tiles, uint64_t rows, uint64_t cap, uint64_t one_block_tiles) {
-  if (tiles <= one_block_tiles)
-    return 1;
-  const uint64_t share = rows > 0 && cap / rows > 0 ? cap / rows : 1;
-  return share < tiles ? share : tiles;
-}
-
 // Blocks of BLOCK threads for one warp per rows_per_warp rows (before any cap).
 inline uint64_t row_warp_blocks(uint64_t rows, uint64_t rows_per_warp, uint64_t block) {
   return div_up(div_up(rows, rows_per_warp), block / 32);

@@ -6,6 +6,8 @@
 // (docs/design.md#determinism).
 #pragma once
 
+#include <stdint.h>
+
 namespace cr {
 
 // BLOCK threads a block, each with UNROLL 16-byte vectors in flight per tile; a grid of at most
@@ -27,6 +29,17 @@ struct full_policy {
 
 // The largest MAX_BLOCKS below: the handle's partials workspace holds one partial per block.
 constexpr int FULL_MAX_BLOCKS = 1024;
+
+// Blocks for each of `arrays` arrays of `tiles` tiles (a full array, or the rows that are each
+// reduced as one) under the grid cap `cap` (MAX_BLOCKS or ARG_BLOCKS): one up to
+// one_block_tiles tiles, else the cap shared among the arrays, at least one each and never more
+// than the tiles. A function of the shape only: it fixes the order of combination.
+constexpr uint64_t full_blocks(uint64_t tiles, uint64_t arrays, uint64_t cap, uint64_t one_block_tiles) {
+  if (tiles <= one_block_tiles)
+    return 1;
+  const uint64_t share = arrays > 0 && cap / arrays > 0 ? cap / arrays : 1;
+  return share < tiles ? share : tiles;
+}
 
 // The policy for ELEM-byte input elements (a 16-byte vector holds 16 / ELEM of them). 1024
 // blocks of 256 threads are one wave on a 132-SM H100 or H200: 8 blocks on each SM.

@@ -101,13 +101,6 @@ cureduce_status launch_row_warps(const axis_call &a, uint64_t rows, uint64_t col
   return launch_status();
 }
 
-// The full-array kernel's grid cap for OP (Full: a full_policy): also the most rows that
-// ROWS_FULL takes, a block a row at least.
-template <cureduce_op OP, class Full> constexpr uint64_t full_grid_cap() {
-  static_assert(Full::ARG_BLOCKS <= Full::MAX_BLOCKS, "the arg ops' cap is the lower one");
-  return is_arg_kind(OP) ? (uint64_t)Full::ARG_BLOCKS : (uint64_t)Full::MAX_BLOCKS;
-}
-
 // Long rows, no more than the full-array grid has blocks (ROWS_FULL), each reduced as a full
 // array (reduce_full_rows) with the full-array kernel's launch shape (Full: a full_policy), its
 // grid shared among the rows, in one launch. The rows' partials and tickets are the axis
@@ -124,7 +117,7 @@ cureduce_status launch_full_rows(const axis_call &a, uint64_t rows, uint64_t col
                 "axis workspace or grid too small for the rows' partials and tickets");
   constexpr int BLOCK = Full::BLOCK, UNROLL = Full::UNROLL;
   const full_layout L = make_full_layout<(int)sizeof(storage_t<IN>), BLOCK, UNROLL>(a.in, cols);
-  const uint64_t blocks = full_row_blocks(L.tiles, rows, cap, (uint64_t)Full::ONE_BLOCK_TILES);
+  const uint64_t blocks = full_blocks(L.tiles, rows, cap, (uint64_t)Full::ONE_BLOCK_TILES);
   reduce_full_rows<IN, ACC, OP, BLOCK, UNROLL>
       <<<dim3((unsigned)blocks, (unsigned)rows), BLOCK, 0, a.stream>>>(
           static_cast<const storage_t<IN> *>(a.in), L, ld, reinterpret_cast<typename Op::T *>(a.workspace),

@@ -37,6 +37,12 @@ template <int ELEM, int BLOCK, int UNROLL> inline full_layout make_full_layout(c
   return L;
 }
 
+// The grid cap of OP's kernel (Policy: a full_policy): ARG_BLOCKS for the arg ops, else
+// MAX_BLOCKS.
+template <cureduce_op OP, class Policy> constexpr uint64_t full_grid_cap() {
+  return is_arg_kind(OP) ? (uint64_t)Policy::ARG_BLOCKS : (uint64_t)Policy::MAX_BLOCKS;
+}
+
 // The kernel for (IN, ACC, OP) with the launch shape of Policy (a full_policy).
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, class Policy>
 cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_workspace,
@@ -51,11 +57,8 @@ cureduce_status launch_full(const void *d_in, uint64_t n, void *d_out, void *d_w
     static_assert(sizeof(typename Op::T) <= FULL_PARTIAL_BYTES, "partial too wide");
 
     const full_layout L = make_full_layout<ELEM, BLOCK, UNROLL>(d_in, n);
-    const uint64_t cap = L.tiles <= (uint64_t)Policy::ONE_BLOCK_TILES ? 1
-                         : is_arg_kind(OP)                            ? (uint64_t)Policy::ARG_BLOCKS
-                                                                      : (uint64_t)Policy::MAX_BLOCKS;
-    const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
-    const unsigned grid = blocks > 0 ? (unsigned)blocks : 1u;
+    const unsigned grid =
+        (unsigned)full_blocks(L.tiles, 1, full_grid_cap<OP, Policy>(), (uint64_t)Policy::ONE_BLOCK_TILES);
     char *ws = static_cast<char *>(d_workspace);
     reduce_full_single_pass<IN, ACC, OP, BLOCK, UNROLL><<<grid, BLOCK, 0, stream>>>(
         static_cast<const storage_t<IN> *>(d_in), L, reinterpret_cast<typename Op::T *>(ws),

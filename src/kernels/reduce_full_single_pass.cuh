@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP,
 // Long rows, each reduced as a full array: row blockIdx.y starts ld elements after the one
 // before and has layout L (every row has row 0's head, body and tail: ld * element size is a
 // multiple of 16 bytes, or there is one row), its own gridDim.x partials and ticket, and
-// result out[row]. The grid along x depends only on the shape (full_row_blocks, axis_plan.h),
+// result out[row]. The grid along x depends only on the shape (full_blocks, full_policy.h),
 // so the bits do too.
 template <cureduce_dtype IN, cureduce_dtype ACC, cureduce_op OP, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK, (full_min_blocks_per_sm<full_op<IN, OP, ACC>, BLOCK>()))
