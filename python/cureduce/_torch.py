@@ -65,10 +65,20 @@ def _result_dtype(op_id, dtype, acc):
 _PLANS = {}
 
 
+def _c_strides(shape):
+    """The strides torch gives a C-contiguous tensor of this shape (an axis of length 0 counts
+    as 1)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
 def _plan_of(op, x, dim, acc):
-    """(op, dtype, acc ids, result dtype, layout, a, b, c, result shape) of reducing x. Kept for
-    C-contiguous tensors and an int or no dim: working it out costs more than the rest of a
-    call's Python, and the same shapes come back call after call."""
+    """(op, dtype, acc ids, result dtype, layout, a, b, c, result shape and strides) of reducing
+    x. Kept for C-contiguous tensors and an int or no dim: working it out costs more than the
+    rest of a call's Python, and the same shapes come back call after call."""
     contiguous = x.is_contiguous()
     key = None
     if contiguous and (dim is None or type(dim) is int):  # not bool, which hashes as an int
@@ -81,6 +91,7 @@ def _plan_of(op, x, dim, acc):
             key = None
     op_id = _plan.op_id(op)
     plan = (op_id,) + _result_dtype(op_id, x.dtype, acc) + _plan.layout(x.shape, contiguous, x.stride, dim)
+    plan += (_c_strides(plan[-1]),)
     if key is not None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
@@ -97,9 +108,18 @@ def _check_out(out, x, shape, dtype):
         raise _plan.device_error("out= is on %s, x on %s" % (out.device, x.device), status)
 
 
+# torch.device by index (-1: the CPU), so that a call need not build x.device.
+_DEVICES = {}
+
+# The allocation of a result. torch.empty_strided with the shape and strides kept in the plan
+# costs about half of torch.empty(shape, ...), whose argument parser tries a tuple shape against
+# several overloads (docs/design.md, Python package).
+_empty_strided = torch.empty_strided
+
+
 def _run(op, x, dim, acc, out, stream):
     """The reduction of a plain tensor: checks, the result, then one call of the extension."""
-    op_id, dtype_id, acc_id, res_dtype, layout, a, b, c, shape = _plan_of(op, x, dim, acc)
+    op_id, dtype_id, acc_id, res_dtype, layout, a, b, c, shape, strides = _plan_of(op, x, dim, acc)
     device = x.get_device()  # -1 on the CPU
     if stream is None:
         s = _current_stream(device) if device >= 0 else 0
@@ -108,11 +128,14 @@ def _run(op, x, dim, acc, out, stream):
     else:
         s = _plan.stream_of(stream, device)
     if out is None:
+        where = _DEVICES.get(device)
+        if where is None:
+            where = _DEVICES[device] = x.device
         if stream is None:
-            out = torch.empty(shape, dtype=res_dtype, device=x.device)
+            out = _empty_strided(shape, strides, dtype=res_dtype, device=where)
         else:  # allocated for the stream that writes it, as torch's stream rules want
             with torch.cuda.stream(_torch_stream(stream, s, device)):
-                out = torch.empty(shape, dtype=res_dtype, device=x.device)
+                out = _empty_strided(shape, strides, dtype=res_dtype, device=where)
     elif (
         type(out) not in _PLAIN
         or out.dtype is not res_dtype

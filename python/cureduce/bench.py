@@ -140,16 +140,16 @@ class Bench:
         ref = torch_fn()
         ok = agrees(op, ours(), x, dim, ref)
         t_torch = gpu_paced_us(torch_fn, nbytes, reps)
-        h_torch = host_paced_us(torch_fn, 20 if nbytes > 1 << 24 else 200, reps)
+        h_torch = host_paced_us(torch_fn, 20 if nbytes > 1 << 24 else 1000, reps)
         t_ours = gpu_paced_us(ours, nbytes, reps)
-        h_ours = host_paced_us(ours, 20 if nbytes > 1 << 24 else 200, reps)
+        h_ours = host_paced_us(ours, 20 if nbytes > 1 << 24 else 1000, reps)
         self.record(part, "torch", dtype, op, tuple(x.shape), dim, nbytes, t_torch, h_torch,
                     agrees(op, ref, x, dim, ref), t_torch)
         self.record(part, "cureduce", dtype, op, tuple(x.shape), dim, nbytes, t_ours, h_ours, ok, t_torch)
         if cupy_fn is not None:
             got = torch.from_dlpack(cupy_fn())
             t_cupy = gpu_paced_us(cupy_fn, nbytes, reps)
-            h_cupy = host_paced_us(cupy_fn, 20 if nbytes > 1 << 24 else 200, reps)
+            h_cupy = host_paced_us(cupy_fn, 20 if nbytes > 1 << 24 else 1000, reps)
             self.record(part, "cupy", dtype, op, tuple(x.shape), dim, nbytes, t_cupy, h_cupy,
                         agrees(op, got.float(), x, dim, ref), t_torch)
         print("%-9s %-9s %-7s %-20s dim=%-4s cureduce %9.2f us  torch %9.2f us  %5.2fx  %s"
@@ -193,6 +193,7 @@ class Bench:
             f32 = _plan.DTYPE_IDS["f32"]
             layout, a, b, c, out_shape = _plan.c_order(tuple(x.shape), dim)
             out = torch.empty(out_shape, device="cuda")
+            strides = out.stride()
             dev, s = x.get_device(), torch.cuda.current_stream().cuda_stream
             args = (op, f32, f32, layout, x.data_ptr(), a, b, c, out.data_ptr(), dev, s)
             calls, reps = 20000, self.args.reps
@@ -207,8 +208,9 @@ class Bench:
                     lambda: torch.ops.cureduce.reduce(x, "sum", None if dim is None else [dim], None), calls, reps)),
                 ("torch.sum(x)", host_cost_us(lambda: torch.sum(x, dim=dim) if dim is not None else torch.sum(x),
                                                calls, reps)),
-                ("torch.empty (a result's allocation)", host_cost_us(
-                    lambda: torch.empty(out_shape, dtype=torch.float32, device=x.device), calls, reps)),
+                ("torch.empty_strided (a result's allocation)", host_cost_us(
+                    lambda: torch.empty_strided(out_shape, strides, dtype=torch.float32, device=x.device), calls,
+                    reps)),
             ]
             into_out, allocating, alloc = costs[2][1], costs[3][1], costs[6][1]
             verdict = "PASS" if into_out - c_call <= HOST_OVERHEAD_LIMIT_US else "FAIL"
@@ -216,7 +218,7 @@ class Bench:
             lines += ["  %-42s %7.2f" % (name, us) for name, us in costs]
             lines.append("  Python call (out=) - C call = %.2f us (limit %.1f): %s"
                          % (into_out - c_call, HOST_OVERHEAD_LIMIT_US, verdict))
-            lines.append("  Python call (allocating) - C call = %.2f us, of which %.2f us are torch.empty's"
+            lines.append("  Python call (allocating) - C call = %.2f us, of which %.2f us are the allocation's"
                          % (allocating - c_call, alloc))
             for name, us in costs:
                 self.rows.append(dict(gpu=self.gpu, part="host", impl=name, dtype="float32", op="sum",
@@ -234,12 +236,20 @@ class Bench:
         summary = ["cureduce %s Python bench on %s (torch %s%s)" % (
             cureduce.__version__, self.gpu, torch.__version__,
             ", cupy %s" % self.cupy.__version__ if self.cupy is not None else "")]
-        summary.append("GPU-paced us per call, cureduce vs torch (speed-up = torch / cureduce):")
+        summary.append("us per call, cureduce vs torch (speed-up = torch / cureduce), GPU-paced, then host-paced:")
+        case = lambda r: (r["part"], r["dtype"], r["op"], r["shape"], r["dim"])  # noqa: E731
+        torch_host = {case(r): float(r["host_us"]) for r in self.rows if r["impl"] == "torch"}
         ours = [r for r in self.rows if r["impl"] == "cureduce"]
+        host_wins = 0
         for r in ours:
-            summary.append("  %-8s %-9s %-7s %-16s dim=%-2s %10s us  %6sx  %5s GB/s  host-paced %s us"
+            host, theirs = float(r["host_us"]), torch_host[case(r)]
+            host_wins += host <= theirs
+            summary.append("  %-8s %-9s %-7s %-16s dim=%-2s %10s us  %6sx  %6.1f GB/s  host-paced %7.3f us  %5.2fx"
                            % (r["part"], r["dtype"], r["op"], r["shape"], r["dim"], r["gpu_us"],
-                              r["speedup_vs_torch"], r["gbps"], r["host_us"]))
+                              r["speedup_vs_torch"], float(r["gbps"]), host, theirs / host))
+        summary.append("GPU-paced: cureduce at or below torch's time in %d of %d cases"
+                       % (sum(float(r["speedup_vs_torch"]) >= 1.0 for r in ours), len(ours)))
+        summary.append("host-paced: cureduce at or below torch's time in %d of %d cases" % (host_wins, len(ours)))
         summary.append("")
         summary += host_lines
         summary.append("")

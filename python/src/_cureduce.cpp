@@ -118,7 +118,7 @@ void reduce_ptr(int op, int dtype, int acc, int layout, uintptr_t data, uint64_t
         result.status = run_gpu(h, k, s);
     }
   }
-  if (result.what.empty())
+  if (!result.ok() && result.what.empty())
     result.what = op_label(op);
   result.raise_if_failed();
 }

@@ -134,13 +134,10 @@ cureduce_status handle_for(int device, cudaStream_t stream, cureduce_handle *han
   *stream_device = device;
   if (!capturing) {
     key.capture_id = 0;
-    if (cudaStreamGetId(stream, &key.stream_id) != cudaSuccess ||
-        cudaStreamGetDevice(stream, stream_device) != cudaSuccess) {
+    if (cudaStreamGetId(stream, &key.stream_id) != cudaSuccess) {
       forget_cuda_error();
       return CUREDUCE_ERROR_INVALID_VALUE;
     }
-    if (*stream_device != device)
-      return CUREDUCE_ERROR_INVALID_VALUE;
   }
 
   Cache &c = cache();
@@ -151,6 +148,16 @@ cureduce_status handle_for(int device, cudaStream_t stream, cureduce_handle *han
       *handle = found->second;
       return CUREDUCE_SUCCESS;
     }
+  }
+  // A stream's id is never reused, so its device, checked here before its handle is kept, is
+  // the key's device whenever the lookup above finds it.
+  if (!capturing) {
+    if (cudaStreamGetDevice(stream, stream_device) != cudaSuccess) {
+      forget_cuda_error();
+      return CUREDUCE_ERROR_INVALID_VALUE;
+    }
+    if (*stream_device != device)
+      return CUREDUCE_ERROR_INVALID_VALUE;
   }
   cureduce_handle h = nullptr;
   const cureduce_status st = new_handle(device, &h);
