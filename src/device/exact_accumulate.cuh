@@ -177,8 +177,9 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
 // the tile's exponent fields (integer max and min of the bits) lie within SPREAD of each
 // other. Otherwise (rare in real data; every tile of adversarial data) the caller adds the
 // elements one by one.
-// fp8 needs no check: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly
-// in f32; e5m2 splits at |x| = 1 into two such sums. f64 is never summed this way.
+// fp8: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly in f32 with no
+// check; e5m2 values are multiples of 2^-16, summed in one f32 when all lie below 4 and split at
+// |x| = 1 into two such sums otherwise. f64 is never summed this way.
 template <cureduce_dtype IN, int U> struct exact_tile {
   using V = vec16<storage_t<IN>>;
   static constexpr int N = V::N;
@@ -273,9 +274,36 @@ template <cureduce_dtype IN, int U> struct exact_tile {
       t = (double)__fadd_rn(s0, s1);
       return isfinite(t);
     } else if constexpr (IN == CUREDUCE_F8_E5M2) {
-      // Two f32 sums: |x| >= 1 (multiples of 2^-2 below 2^16) and |x| < 1 (multiples of
-      // 2^-16): each holds 64 terms exactly in 24 bits.
       static_assert(W <= 64, "e5m2 tiles of more than 64 terms can exceed f32");
+      // A tile whose elements all lie below 4 in magnitude (most tiles of most data): 64
+      // multiples of 2^-16 below 4 sum exactly in f32, one addition an element. A byte's
+      // magnitude (its low 7 bits) is at least 0x44 (exponent field 17 and up, NaN and
+      // infinities included) exactly when adding 0x3c sets its top bit, with no carry out.
+      unsigned wide = 0u;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        unsigned w[4];
+        memcpy(w, &x[u], 16);
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          wide |= (w[j] & 0x7f7f7f7fu) + 0x3c3c3c3cu;
+      }
+      if (!(wide & 0x80808080u)) {
+        float s0 = -0.0f, s1 = -0.0f;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+#pragma unroll
+          for (int k = 0; k < N / 2; ++k) { // pairs of elements
+            const float2 f = __half22float2(fp8_pair<IN>(x[u], k));
+            s0 = __fadd_rn(s0, f.x);
+            s1 = __fadd_rn(s1, f.y);
+          }
+        }
+        t = (double)__fadd_rn(s0, s1);
+        return true;
+      }
+      // Otherwise two f32 sums: |x| >= 1 (multiples of 2^-2 below 2^16) and |x| < 1
+      // (multiples of 2^-16): each holds 64 terms exactly in 24 bits.
       float big = -0.0f, small = -0.0f;
 #pragma unroll
       for (int u = 0; u < U; ++u) {
