@@ -77,12 +77,12 @@ def _c_strides(shape):
 
 def _plan_of(op, x, dim, acc):
     """(op, dtype, acc ids, result dtype, layout, a, b, c, result shape and strides) of reducing
-    x. Kept for C-contiguous tensors and an int or no dim: working it out costs more than the
-    rest of a call's Python, and the same shapes come back call after call."""
+    x. Kept for an int or no dim (and a strided view's strides): working it out costs more than
+    the rest of a call's Python, and the same shapes come back call after call."""
     contiguous = x.is_contiguous()
     key = None
-    if contiguous and (dim is None or type(dim) is int):  # not bool, which hashes as an int
-        key = (op, x.dtype, x.shape, dim, acc)
+    if dim is None or type(dim) is int:  # not bool, which hashes as an int
+        key = (op, x.dtype, x.shape, dim, acc) if contiguous else (op, x.dtype, x.shape, x.stride(), dim, acc)
         try:
             return _PLANS[key]
         except KeyError:

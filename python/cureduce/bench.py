@@ -13,7 +13,8 @@ status 1):
     3 us more than the C call (an allocating call adds torch.empty's own cost, measured beside it).
 Times: GPU-paced (a batch of calls queued behind a spin kernel, between two events: the GPU's
 own time per call, median of R repeats) and host-paced (wall time per call of a loop of calls
-with no synchronisation: the launch rate). Writes python_bench.csv and python_bench_summary.txt
+with no synchronisation but at its end: the launch rate, or the GPU's time where that is
+longer; the libraries' loops take turns, median of R). Writes python_bench.csv and python_bench_summary.txt
 into DIR. Needs a CUDA GPU and PyTorch."""
 
 import argparse
@@ -56,18 +57,23 @@ def held_batch_us(fn, batch, reps):
     return statistics.median(times)
 
 
-def host_paced_us(fn, calls, reps):
-    """Median wall time per call of a loop of `calls` calls with no synchronisation inside."""
-    fn()
+def host_paced_us(fns, calls, reps):
+    """For each function, the median wall time per call of a loop of `calls` calls with no
+    synchronisation inside, up to the end of the last call's work: the host's launch rate, or
+    the GPU's time where that is longer. The functions' loops take turns, so that a slow spell
+    of the host falls on all of them alike."""
+    for fn in fns:
+        fn()
     torch.cuda.synchronize()
-    times = []
+    times = [[] for _ in fns]
     for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - t0) * 1e6 / calls)
-        torch.cuda.synchronize()
-    return statistics.median(times)
+        for fn, mine in zip(fns, times):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+            mine.append((time.perf_counter() - t0) * 1e6 / calls)
+    return [statistics.median(t) for t in times]
 
 
 def host_cost_us(fn, calls, reps):
@@ -140,16 +146,16 @@ class Bench:
         ref = torch_fn()
         ok = agrees(op, ours(), x, dim, ref)
         t_torch = gpu_paced_us(torch_fn, nbytes, reps)
-        h_torch = host_paced_us(torch_fn, 20 if nbytes > 1 << 24 else 1000, reps)
         t_ours = gpu_paced_us(ours, nbytes, reps)
-        h_ours = host_paced_us(ours, 20 if nbytes > 1 << 24 else 1000, reps)
-        self.record(part, "torch", dtype, op, tuple(x.shape), dim, nbytes, t_torch, h_torch,
+        fns = [torch_fn, ours] + ([cupy_fn] if cupy_fn is not None else [])
+        host = host_paced_us(fns, 20 if nbytes > 1 << 24 else 1000, reps)
+        self.record(part, "torch", dtype, op, tuple(x.shape), dim, nbytes, t_torch, host[0],
                     agrees(op, ref, x, dim, ref), t_torch)
-        self.record(part, "cureduce", dtype, op, tuple(x.shape), dim, nbytes, t_ours, h_ours, ok, t_torch)
+        self.record(part, "cureduce", dtype, op, tuple(x.shape), dim, nbytes, t_ours, host[1], ok, t_torch)
         if cupy_fn is not None:
             got = torch.from_dlpack(cupy_fn())
             t_cupy = gpu_paced_us(cupy_fn, nbytes, reps)
-            h_cupy = host_paced_us(cupy_fn, 20 if nbytes > 1 << 24 else 1000, reps)
+            h_cupy = host[2]
             self.record(part, "cupy", dtype, op, tuple(x.shape), dim, nbytes, t_cupy, h_cupy,
                         agrees(op, got.float(), x, dim, ref), t_torch)
         print("%-9s %-9s %-7s %-20s dim=%-4s cureduce %9.2f us  torch %9.2f us  %5.2fx  %s"
