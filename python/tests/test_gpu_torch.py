@@ -92,6 +92,18 @@ def test_views_of_rows_and_their_transpose_are_read_in_place():
             assert torch.equal(cureduce.min(v, dim=dim), v.amin(dim))
 
 
+def test_views_of_one_shape_and_other_strides_are_told_apart():
+    # Plans are kept per shape and strides: views of one shape with another row stride, or
+    # transposed, must each get their own.
+    wide = torch.randn(9, 40, device=CUDA, dtype=torch.float64)
+    narrow = torch.randn(9, 12, device=CUDA, dtype=torch.float64)
+    columns = torch.randn(6, 20, device=CUDA, dtype=torch.float64)[:, :9].t()  # (9, 6), strides (1, 20)
+    for _ in range(2):
+        for v in (wide[:, :6], narrow[:, :6], columns):
+            for dim in (0, 1):
+                torch.testing.assert_close(cureduce.sum(v, dim=dim), v.sum(dim), rtol=1e-12, atol=1e-12)
+
+
 def test_other_layouts_raise_instead_of_copying():
     with pytest.raises(ValueError, match="contiguous"):
         cureduce.sum(torch.randn(4, 6, 8, device=CUDA).transpose(0, 2), dim=1)
