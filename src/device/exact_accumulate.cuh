@@ -200,6 +200,22 @@ template <cureduce_dtype IN, int U> struct exact_tile {
     }
   }
 
+  // The plain f32 sum of an fp8 tile, in two chains (even and odd elements): exact wherever
+  // the caller knows every partial sum to fit f32's 24 bits.
+  static __device__ __forceinline__ float fp8_sum(const V (&x)[U]) {
+    float s0 = -0.0f, s1 = -0.0f;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int k = 0; k < N / 2; ++k) { // pairs of elements
+        const float2 f = __half22float2(fp8_pair<IN>(x[u], k));
+        s0 = __fadd_rn(s0, f.x);
+        s1 = __fadd_rn(s1, f.y);
+      }
+    }
+    return __fadd_rn(s0, s1);
+  }
+
   static __device__ __forceinline__ bool sum(const V (&x)[U], double &t) {
     if constexpr (IN == CUREDUCE_F32 || IN == CUREDUCE_BF16 || IN == CUREDUCE_F16) {
       constexpr int P = IN == CUREDUCE_F32 ? 24 : IN == CUREDUCE_BF16 ? 8 : 11; // significand bits
@@ -261,17 +277,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
     } else if constexpr (IN == CUREDUCE_F8_E4M3) {
       // Multiples of 2^-9 below 2^9: 64 of them sum exactly in f32's 24 bits.
       static_assert(W <= 64, "e4m3 tiles of more than 64 terms can exceed f32");
-      float s0 = -0.0f, s1 = -0.0f;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int k = 0; k < N / 2; ++k) { // pairs of elements
-          const float2 f = __half22float2(fp8_pair<IN>(x[u], k));
-          s0 = __fadd_rn(s0, f.x);
-          s1 = __fadd_rn(s1, f.y);
-        }
-      }
-      t = (double)__fadd_rn(s0, s1);
+      t = (double)fp8_sum(x);
       return isfinite(t);
     } else if constexpr (IN == CUREDUCE_F8_E5M2) {
       static_assert(W <= 64, "e5m2 tiles of more than 64 terms can exceed f32");
@@ -289,17 +295,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
           wide |= (w[j] & 0x7f7f7f7fu) + 0x3c3c3c3cu;
       }
       if (!(wide & 0x80808080u)) {
-        float s0 = -0.0f, s1 = -0.0f;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-#pragma unroll
-          for (int k = 0; k < N / 2; ++k) { // pairs of elements
-            const float2 f = __half22float2(fp8_pair<IN>(x[u], k));
-            s0 = __fadd_rn(s0, f.x);
-            s1 = __fadd_rn(s1, f.y);
-          }
-        }
-        t = (double)__fadd_rn(s0, s1);
+        t = (double)fp8_sum(x);
         return true;
       }
       // Otherwise two f32 sums: |x| >= 1 (multiples of 2^-2 below 2^16) and |x| < 1
