@@ -108,15 +108,6 @@ def _check_out(out, x, shape, dtype):
         raise _plan.device_error("out= is on %s, x on %s" % (out.device, x.device), status)
 
 
-# torch.device by index (-1: the CPU), so that a call need not build x.device.
-_DEVICES = {}
-
-# The allocation of a result. torch.empty_strided with the shape and strides kept in the plan
-# costs about half of torch.empty(shape, ...), whose argument parser tries a tuple shape against
-# several overloads (docs/design.md, Python package).
-_empty_strided = torch.empty_strided
-
-
 def _run(op, x, dim, acc, out, stream):
     """The reduction of a plain tensor: checks, the result, then one call of the extension."""
     op_id, dtype_id, acc_id, res_dtype, layout, a, b, c, shape, strides = _plan_of(op, x, dim, acc)
@@ -128,14 +119,13 @@ def _run(op, x, dim, acc, out, stream):
     else:
         s = _plan.stream_of(stream, device)
     if out is None:
-        where = _DEVICES.get(device)
-        if where is None:
-            where = _DEVICES[device] = x.device
+        # torch.empty_strided with the plan's strides costs about half of torch.empty(shape,
+        # ...), whose argument parser tries a tuple shape against several overloads.
         if stream is None:
-            out = _empty_strided(shape, strides, dtype=res_dtype, device=where)
+            out = torch.empty_strided(shape, strides, dtype=res_dtype, device=x.device)
         else:  # allocated for the stream that writes it, as torch's stream rules want
             with torch.cuda.stream(_torch_stream(stream, s, device)):
-                out = _empty_strided(shape, strides, dtype=res_dtype, device=where)
+                out = torch.empty_strided(shape, strides, dtype=res_dtype, device=x.device)
     elif (
         type(out) not in _PLAIN
         or out.dtype is not res_dtype
