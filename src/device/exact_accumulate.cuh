@@ -89,16 +89,33 @@ __device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
   }
 }
 
+// log2 of 2^53 q for the input types whose values are all multiples of a quantum q large
+// enough to matter (their smallest subnormal: e4m3 2^-9, e5m2 2^-16, f16 2^-24), else 0. A sum
+// of such multiples below 2^53 q in magnitude is an integer number of q under 2^53: exact in
+// f64, with no TwoSum.
+template <cureduce_dtype IN> constexpr int exact_plain_log2() {
+  return IN == CUREDUCE_F8_E4M3 ? 44 : IN == CUREDUCE_F8_E5M2 ? 37 : IN == CUREDUCE_F16 ? 29 : 0;
+}
+
 // A thread's running sum as an unevaluated sum of two doubles, a0 + a1, plus whatever it has
 // pushed to the block's state. TwoSum (Knuth) finds the rounding error of each addition
 // exactly; what the pair cannot hold goes to the block's state, so nothing is lost. Values
 // near the top of the double range (where a0 + x could overflow) and non-finite ones are
-// pushed directly.
-struct exact_pair {
+// pushed directly. PLAIN (exact_plain_log2) lets most additions skip TwoSum.
+template <int PLAIN = 0> struct exact_pair {
   double a0 = 0.0, a1 = 0.0;
   bool pushed = false; // whether anything went to the block's state
 
   __device__ __forceinline__ void add(double x, exact_word *block) {
+    if constexpr (PLAIN > 0) {
+      // Everything this pair adds is a multiple of the input type's quantum q, and 2^PLAIN is
+      // 2^53 q: a sum below it is exact. NaN, infinities and larger sums fail the test.
+      const double s = __dadd_rn(a0, x);
+      if (fabs(s) < (double)(1ull << PLAIN)) {
+        a0 = s;
+        return;
+      }
+    }
     if (!(fabs(x) < 0x1p1000 && fabs(a0) < 0x1p1000)) {
       exact_push(block, x);
       pushed = true;
@@ -125,7 +142,8 @@ struct exact_pair {
 
 // The pairs of each group of WIDTH consecutive lanes (a power of two, up to 32) added into the
 // group's first lane's pair; what a pair cannot hold goes to s. Every lane of the warp calls it.
-template <int WIDTH> __device__ __forceinline__ void exact_pair_reduce(exact_pair &p, exact_word *s) {
+template <int WIDTH, int PLAIN>
+__device__ __forceinline__ void exact_pair_reduce(exact_pair<PLAIN> &p, exact_word *s) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
   for (int off = WIDTH / 2; off > 0; off /= 2) {
@@ -319,7 +337,8 @@ template <cureduce_dtype IN, int U> struct exact_tile {
 // One thread's exact accumulation: tiles through exact_tile when it can, element by element
 // through the pair otherwise.
 template <cureduce_dtype IN> struct exact_thread {
-  exact_pair pair;
+  using pair_type = exact_pair<exact_plain_log2<IN>()>;
+  pair_type pair;
   bool not_neg_zero = false;
 
   __device__ __forceinline__ void scalar(storage_t<IN> x, exact_word *block) {
@@ -354,8 +373,8 @@ template <cureduce_dtype IN> struct exact_thread {
 
   // The elements of one vector, one by one. Out of line (outside f64 it is the rare path);
   // everything passes by value, so nothing of the caller's needs an address.
-  static __device__ __noinline__ exact_pair add_elements(vec16<storage_t<IN>> x, exact_pair p,
-                                                         exact_word *block) {
+  static __device__ __noinline__ pair_type add_elements(vec16<storage_t<IN>> x, pair_type p,
+                                                        exact_word *block) {
 #pragma unroll
     for (int i = 0; i < vec16<storage_t<IN>>::N; ++i)
       p.add((double)widen<IN>(x[i]), block);

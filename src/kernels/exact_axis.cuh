@@ -49,8 +49,9 @@ struct exact_outputs {
 // Round the exact sum a0 + a1 of `count` elements into output o, where cr_exact_pair_value can.
 // Returns false where it cannot (the caller then sums the output again into a state). An
 // empty segment's mean is left untouched.
-__device__ __forceinline__ bool exact_write_pair(const exact_pair &p, uint64_t count, bool not_neg_zero,
-                                                 const exact_outputs &O, uint64_t o) {
+template <int PLAIN>
+__device__ __forceinline__ bool exact_write_pair(const exact_pair<PLAIN> &p, uint64_t count,
+                                                 bool not_neg_zero, const exact_outputs &O, uint64_t o) {
   double v;
   if (!cr_exact_pair_value(p.a0, p.a1, count, not_neg_zero, O.mean, cr_exact_format_of(O.dtype), &v))
     return false;
@@ -244,7 +245,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_segments_blocks_per_sm
       }
       const bool not_neg_zero = __syncthreads_or(th.not_neg_zero);
       if (warp == 0) {
-        exact_pair p;
+        typename exact_thread<IN>::pair_type p;
         if (lane < WARPS) {
           p.a0 = pairs[lane][0];
           p.a1 = pairs[lane][1];
@@ -387,7 +388,8 @@ template <cureduce_dtype IN, int K> struct exact_pack {
 
 // The pairs of the block's warps for each lane's column, added into warp 0's (p and
 // not_neg_zero there). Every thread calls it; returns whether any warp's state was used.
-__device__ __forceinline__ bool exact_cols_combine(exact_pair &p, bool &not_neg_zero, bool used,
+template <int PLAIN>
+__device__ __forceinline__ bool exact_cols_combine(exact_pair<PLAIN> &p, bool &not_neg_zero, bool used,
                                                    double2 (*pairs)[32], unsigned *nnz, exact_word *mine) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   pairs[warp][lane] = make_double2(p.a0, p.a1);
@@ -412,8 +414,9 @@ __device__ __forceinline__ bool exact_cols_combine(exact_pair &p, bool &not_neg_
 
 // Warp 0's pair and flags for its 32 columns, left at entry `at` of the plan's partials and
 // flags for a block that adds them up later (exact_cols_gather).
-__device__ __forceinline__ void exact_cols_leave(const exact_cols_plan &P, uint64_t at, const exact_pair &p,
-                                                 bool used, bool not_neg_zero) {
+template <int PLAIN>
+__device__ __forceinline__ void exact_cols_leave(const exact_cols_plan &P, uint64_t at,
+                                                 const exact_pair<PLAIN> &p, bool used, bool not_neg_zero) {
   const int lane = threadIdx.x & 31;
   P.partials[at * 32 + lane] = make_double2(p.a0, p.a1);
   P.flags[at * 32 + lane] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
@@ -424,12 +427,13 @@ __device__ __forceinline__ void exact_cols_leave(const exact_cols_plan &P, uint6
 // ..., then combined into warp 0's pair as exact_cols_combine does (its return value). One
 // entry at a time: loading several at once slowed exact_cols' column loop
 // (docs/design.md#exact-rows-columns-and-segments).
-__device__ __forceinline__ bool exact_cols_gather(exact_pair &p, bool &not_neg_zero, const double2 *partials,
-                                                  const unsigned *flags, uint64_t first, uint64_t count,
-                                                  uint64_t stride, double2 (*pairs)[32], unsigned *nnz,
-                                                  exact_word *mine) {
+template <int PLAIN>
+__device__ __forceinline__ bool exact_cols_gather(exact_pair<PLAIN> &p, bool &not_neg_zero,
+                                                  const double2 *partials, const unsigned *flags,
+                                                  uint64_t first, uint64_t count, uint64_t stride,
+                                                  double2 (*pairs)[32], unsigned *nnz, exact_word *mine) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-  exact_pair q;
+  exact_pair<PLAIN> q;
   unsigned f = 0;
   for (uint64_t k = warp; k < count; k += EXACT_AXIS_WARPS) {
     const uint64_t at = (first + k * stride) * 32 + lane;
