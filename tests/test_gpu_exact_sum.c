@@ -210,6 +210,54 @@ static void rows_cols_segments_axes_should_match_cpu(void **state) {
       check_axes(INPUTS[d], (ex_pattern)p, &rng);
 }
 
+/* Many rows of 33 to 512 16-byte vectors, at least 128 rows an SM on GPUs of up to 150 SMs, take
+   teams of 4 lanes (8 rows a warp) instead of a warp a row: 19200 rows of 1040 bytes, ld 7
+   elements longer so that the rows start at every alignment. More elements than the other
+   shapes' buffers count, so capped runs (the sanitizers') skip it. */
+static void rows_in_teams_of_four_should_match_cpu(void **state) {
+  (void)state;
+  if (g_max_n < MAX_SIZE)
+    skip();
+  static const ex_pattern PATTERNS[] = {EX_UNIFORM, EX_ALL_EXPONENTS, EX_INF_NAN, EX_NEAR_TIES, EX_NEG_ZEROS};
+  const uint64_t rows = 19200;
+  uint64_t rng = tu_seed() + 2;
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d) {
+    const cureduce_dtype in = INPUTS[d];
+    const size_t size = cureduce_dtype_size(in);
+    const uint64_t cols = 1040 / size, ld = cols + 7, total = rows * ld;
+    if (!input_wanted(in))
+      continue;
+    if (total * size > (MAX_SIZE + 64) * 8)
+      fail_msg("%s rows: %llu bytes exceed the buffers", cureduce_dtype_name(in),
+               (unsigned long long)(total * size));
+    cureduce_dtype outs[3];
+    const int nout = outputs_of(in, outs);
+    for (size_t p = 0; p < sizeof PATTERNS / sizeof *PATTERNS; ++p) {
+      ex_fill(in, g_host, total, PATTERNS[p], &rng);
+      CUDA_OK(cudaMemcpy(g_in, g_host, total * size, cudaMemcpyHostToDevice));
+      for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+        for (int k = 0; k < nout; ++k) {
+          const size_t bytes = rows * cureduce_dtype_size(outs[k]);
+          memset(g_want, 0xAB, bytes);
+          CUDA_OK(cudaMemcpy(g_out, g_want, bytes, cudaMemcpyHostToDevice));
+          const cureduce_status ws =
+              cureduce_cpu_reduce_rows(OPS[o], in, g_host, rows, cols, ld, outs[k], g_want);
+          const cureduce_status gs =
+              cureduce_reduce_rows(g_handle, OPS[o], in, g_in, rows, cols, ld, outs[k], g_out, NULL);
+          CUDA_OK(cudaDeviceSynchronize());
+          CUDA_OK(cudaMemcpy(g_got, g_out, bytes, cudaMemcpyDeviceToHost));
+          char what[160];
+          snprintf(what, sizeof what, "%s %s->%s rows %llux%llu ld %llu %s", cureduce_op_name(OPS[o]),
+                   cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)rows,
+                   (unsigned long long)cols, (unsigned long long)ld, EX_PATTERN_NAMES[PATTERNS[p]]);
+          if (ws != gs)
+            fail_msg("%s: status %d, CPU %d", what, gs, ws);
+          expect_same(g_got, g_want, bytes, what);
+        }
+    }
+  }
+}
+
 /* A state's words with every limb carried: the form two equal states share. */
 static void canonical(int64_t *w) {
   const int64_t zero[CUREDUCE_EXACT_STATE_WORDS] = {0};
@@ -559,6 +607,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(full_arrays_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_cols_segments_axes_should_match_cpu, count_test),
+      cmocka_unit_test_setup(rows_in_teams_of_four_should_match_cpu, count_test),
       cmocka_unit_test_setup(split_states_should_give_one_call_bits, count_test),
       cmocka_unit_test_setup(random_states_should_round_as_on_the_cpu, count_test),
       cmocka_unit_test_setup(graph_capture_should_replay_exactly, count_test),

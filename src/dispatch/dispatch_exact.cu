@@ -98,9 +98,11 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
 // least two tiles long and each laid out as the first take exact_full's grid. The others take
 // a team of threads each, by their number of 16-byte vectors: a lane up to 8 vectors (a team's
 // combine and a rounding by one lane in four cost more than such a row's reads), 4 lanes up to
-// 32, a warp up to 512, or longer when there are rows for half the warps of 4 blocks an SM (16
-// warps an SM keep enough loads in flight, and a block's combine per row costs more) and the
-// rows fit a warp's slow path (EXACT_CHUNK), else a block.
+// 32, and up to 512 when there are rows for half the threads of 4 blocks an SM (a warp then
+// sums and rounds 8 rows at a time, not one: its combine and rounding no longer keep the next
+// loads waiting), a warp up to 512, or longer when there are rows for half the warps of 4
+// blocks an SM (16 warps an SM keep enough loads in flight, and a block's combine per row
+// costs more) and the rows fit a warp's slow path (EXACT_CHUNK), else a block.
 template <cureduce_dtype IN>
 cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
                             cr::exact_finish fin, cudaStream_t stream) {
@@ -115,7 +117,8 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
   const uint64_t vectors = cols * ELEM / 16;
   if (vectors <= 8)
     return launch_segments<IN, 1>(d_in, S, O, stream);
-  if (vectors <= 32)
+  if (vectors <= 32 || (vectors <= 512 &&
+                        4 * rows >= sms * cr::exact_segments_blocks_per_sm(IN, 4) * cr::EXACT_AXIS_BLOCK / 2))
     return launch_segments<IN, 4>(d_in, S, O, stream);
   if (vectors <= 512 || (2 * rows >= sms * cr::exact_segments_blocks_per_sm(IN, 32) * cr::EXACT_AXIS_WARPS &&
                          cols <= cr::EXACT_CHUNK))
