@@ -210,17 +210,24 @@ static void rows_cols_segments_axes_should_match_cpu(void **state) {
       check_axes(INPUTS[d], (ex_pattern)p, &rng);
 }
 
-/* Many rows of 33 to 512 16-byte vectors, at least 128 rows an SM on GPUs of up to 150 SMs, take
-   teams of 4 lanes (8 rows a warp) instead of a warp a row: 19200 rows of 1040 bytes, ld 7
-   elements longer so that the rows start at every alignment. More elements than the other
-   shapes' buffers count, so capped runs (the sanitizers') skip it. */
+/* Many rows of 33 to 512 16-byte vectors, at least 128 rows an SM, take teams of 4 lanes (8
+   rows a warp) instead of a warp a row: 128 rows an SM (at least 19200) of 1040 bytes, ld 7
+   elements longer so that the rows start at every alignment. About 20M elements, above
+   MAX_SIZE (they fit the buffers by bytes), so capped runs (the sanitizers') skip it. */
 static void rows_in_teams_of_four_should_match_cpu(void **state) {
   (void)state;
   if (g_max_n < MAX_SIZE)
     skip();
   static const ex_pattern PATTERNS[] = {EX_UNIFORM, EX_ALL_EXPONENTS, EX_INF_NAN, EX_NEAR_TIES, EX_NEG_ZEROS};
-  const uint64_t rows = 19200;
-  uint64_t rng = tu_seed() + 2;
+  int device = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const uint64_t rows = 128 * (uint64_t)sms > 19200 ? 128 * (uint64_t)sms : 19200;
+  if (rows * 1096 > (MAX_SIZE + 64) * 8) { /* f64's rows of 137 elements */
+    print_message("%d SMs need more rows than the buffers hold\n", sms);
+    skip();
+  }
+  uint64_t rng = tu_seed() + 6;
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d) {
     const cureduce_dtype in = INPUTS[d];
     const size_t size = cureduce_dtype_size(in);
@@ -250,12 +257,64 @@ static void rows_in_teams_of_four_should_match_cpu(void **state) {
           snprintf(what, sizeof what, "%s %s->%s rows %llux%llu ld %llu %s", cureduce_op_name(OPS[o]),
                    cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)rows,
                    (unsigned long long)cols, (unsigned long long)ld, EX_PATTERN_NAMES[PATTERNS[p]]);
-          if (ws != gs)
+          if (ws != gs || gs != CUREDUCE_SUCCESS)
             fail_msg("%s: status %d, CPU %d", what, gs, ws);
           expect_same(g_got, g_want, bytes, what);
         }
     }
   }
+}
+
+/* One segment of 4000000 elements summed by one block: the largest finite value with every
+   64th element the smallest subnormal (bits 1), then magnitude runs. The first passes the bound
+   below which e5m2 and f16 pairs add in plain f64 (exact_plain_log2: 2^37, reached by the
+   block's sum, and 2^29, by a thread's), so the pairs hand over to TwoSum with the subnormals'
+   bits still to keep; e4m3's 2^44 is out of reach. */
+static void rows_segment_past_the_plain_bound_should_match_cpu(void **state) {
+  (void)state;
+  const uint64_t n = 4000000;
+  if (g_max_n < n)
+    skip();
+  const int64_t offsets[2] = {0, (int64_t)n};
+  int64_t *d_offsets;
+  CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
+  CUDA_OK(cudaMemcpy(d_offsets, offsets, sizeof offsets, cudaMemcpyHostToDevice));
+  uint64_t rng = tu_seed() + 7;
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d) {
+    const cureduce_dtype in = INPUTS[d];
+    const size_t size = cureduce_dtype_size(in);
+    if (!input_wanted(in))
+      continue;
+    cureduce_dtype outs[3];
+    const int nout = outputs_of(in, outs);
+    for (int fill = 0; fill < 2; ++fill) {
+      ex_fill(in, g_host, n, fill == 0 ? EX_OVERFLOW : EX_MAGNITUDE_RUNS, &rng);
+      const uint64_t smallest = 1; /* little-endian: the low byte of every format */
+      for (uint64_t i = 63; fill == 0 && i < n; i += 64)
+        memcpy((char *)g_host + i * size, &smallest, size);
+      CUDA_OK(cudaMemcpy(g_in, g_host, n * size, cudaMemcpyHostToDevice));
+      for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+        for (int k = 0; k < nout; ++k) {
+          unsigned char want[8], got[8];
+          memset(want, 0xAB, sizeof want);
+          CUDA_OK(cudaMemcpy(g_out, want, sizeof want, cudaMemcpyHostToDevice));
+          const cureduce_status ws =
+              cureduce_cpu_reduce_segments(OPS[o], in, g_host, 1, offsets, outs[k], want);
+          const cureduce_status gs =
+              cureduce_reduce_segments(g_handle, OPS[o], in, g_in, 1, d_offsets, outs[k], g_out, NULL);
+          CUDA_OK(cudaDeviceSynchronize());
+          CUDA_OK(cudaMemcpy(got, g_out, sizeof got, cudaMemcpyDeviceToHost));
+          char what[160];
+          snprintf(what, sizeof what, "%s %s->%s one segment of %llu, %s", cureduce_op_name(OPS[o]),
+                   cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)n,
+                   fill == 0 ? "largest values and subnormals" : "magnitude runs");
+          if (ws != gs || gs != CUREDUCE_SUCCESS)
+            fail_msg("%s: status %d, CPU %d", what, gs, ws);
+          expect_same(got, want, cureduce_dtype_size(outs[k]), what);
+        }
+    }
+  }
+  CUDA_OK(cudaFree(d_offsets));
 }
 
 /* A state's words with every limb carried: the form two equal states share. */
@@ -608,6 +667,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(full_arrays_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_cols_segments_axes_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_in_teams_of_four_should_match_cpu, count_test),
+      cmocka_unit_test_setup(rows_segment_past_the_plain_bound_should_match_cpu, count_test),
       cmocka_unit_test_setup(split_states_should_give_one_call_bits, count_test),
       cmocka_unit_test_setup(random_states_should_round_as_on_the_cpu, count_test),
       cmocka_unit_test_setup(graph_capture_should_replay_exactly, count_test),

@@ -101,15 +101,16 @@ template <cureduce_dtype IN> constexpr int exact_plain_log2() {
 // pushed to the block's state. TwoSum (Knuth) finds the rounding error of each addition
 // exactly; what the pair cannot hold goes to the block's state, so nothing is lost. Values
 // near the top of the double range (where a0 + x could overflow) and non-finite ones are
-// pushed directly. PLAIN (exact_plain_log2) lets most additions skip TwoSum.
-template <int PLAIN = 0> struct exact_pair {
+// pushed directly. With PLAIN > 0 (exact_plain_log2) every value added must be a multiple of
+// the input type's quantum q, 2^PLAIN being 2^53 q: additions whose computed sum stays below
+// 2^PLAIN are exact as they are (the bound is representable and rounding is monotonic, so a
+// computed sum below it is the exact one) and skip TwoSum.
+template <int PLAIN> struct exact_pair {
   double a0 = 0.0, a1 = 0.0;
   bool pushed = false; // whether anything went to the block's state
 
   __device__ __forceinline__ void add(double x, exact_word *block) {
-    if constexpr (PLAIN > 0) {
-      // Everything this pair adds is a multiple of the input type's quantum q, and 2^PLAIN is
-      // 2^53 q: a sum below it is exact. NaN, infinities and larger sums fail the test.
+    if constexpr (PLAIN > 0) { // NaN, infinities and sums from 2^PLAIN up fail the test
       const double s = __dadd_rn(a0, x);
       if (fabs(s) < (double)(1ull << PLAIN)) {
         a0 = s;

@@ -96,13 +96,16 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
 
 // Rows: few enough for their states, fewer than half the grid (two blocks or more each), at
 // least two tiles long and each laid out as the first take exact_full's grid. The others take
-// a team of threads each, by their number of 16-byte vectors: a lane up to 8 vectors (a team's
-// combine and a rounding by one lane in four cost more than such a row's reads), 4 lanes up to
-// 32, and up to 512 when there are rows for half the threads of 4 blocks an SM (a warp then
-// sums and rounds 8 rows at a time, not one: its combine and rounding no longer keep the next
-// loads waiting), a warp up to 512, or longer when there are rows for half the warps of 4
-// blocks an SM (16 warps an SM keep enough loads in flight, and a block's combine per row
-// costs more) and the rows fit a warp's slow path (EXACT_CHUNK), else a block.
+// a team of threads each, by their number of 16-byte vectors:
+// - a lane up to 8 vectors (a team's combine and a rounding by one lane in four cost more than
+//   such a row's reads);
+// - 4 lanes up to 32, or up to 512 when there are rows for half the threads of 4 blocks an SM
+//   (a warp sums and rounds 8 rows at once, so its combine and rounding do not hold up the
+//   loads of the next rows);
+// - otherwise a warp up to 512, or longer when there are rows for half the warps of 4 blocks
+//   an SM (16 warps an SM keep enough loads in flight, and a block's combine per row costs
+//   more) and the rows fit a warp's slow path (EXACT_CHUNK);
+// - else a block.
 template <cureduce_dtype IN>
 cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld, char *ws,
                             cr::exact_finish fin, cudaStream_t stream) {

@@ -295,8 +295,8 @@ struct exact_cols_plan {
 };
 
 // Rows a column tile gathers for exact_tile: U vectors' worth (f64 is added element by element).
-// exact_cols' loop (SLICED) also takes bf16 two vectors at a time, 16 rows: 1 to 14% faster on
-// every bench shape, where f16 and f32 lost with more rows; exact_pack's 8 rows keep one.
+// f32 takes two vectors (8 rows), the others one. SLICED: exact_cols' loop, where bf16 takes
+// two as well (16 rows); exact_pack's packs are 8 rows, so there bf16 keeps one.
 template <cureduce_dtype IN, bool SLICED = false> struct exact_column_tile {
   static constexpr int U = IN == CUREDUCE_F32 || (SLICED && IN == CUREDUCE_BF16) ? 2 : 1;
   static constexpr int N = U * vec16<storage_t<IN>>::N;
