@@ -97,11 +97,7 @@ def _from_array_interface(op, x, dim, acc, out, stream):
 
 def _elements(byte_strides, itemsize, shape):
     if byte_strides is None:  # C order
-        strides, step = [], 1
-        for n in reversed(shape):
-            strides.append(step)
-            step *= n
-        return tuple(reversed(strides))
+        return _plan.c_strides(shape)
     if any(s % itemsize for s in byte_strides):
         raise _plan.LayoutError("cureduce: strides %s are not whole elements" % (tuple(byte_strides),))
     return tuple(s // itemsize for s in byte_strides)

@@ -204,6 +204,16 @@ def layout(shape, contiguous, strides, dim):
     return strided_2d(shape, strides() if callable(strides) else strides, dim)
 
 
+def c_strides(shape):
+    """C order's strides in elements, as torch and NumPy give them (an axis of length 0 counts
+    as 1)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
 def c_contiguous(shape, strides):
     """Whether strides (in elements) are C order's, ignoring axes of length 1; empty arrays are."""
     if 0 in shape:

@@ -65,16 +65,6 @@ def _result_dtype(op_id, dtype, acc):
 _PLANS = {}
 
 
-def _c_strides(shape):
-    """The strides torch gives a C-contiguous tensor of this shape (an axis of length 0 counts
-    as 1)."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
-
-
 def _plan_of(op, x, dim, acc):
     """(op, dtype, acc ids, result dtype, layout, a, b, c, result shape and strides) of reducing
     x. Kept for an int or no dim (and a strided view's strides): working it out costs more than
@@ -91,7 +81,7 @@ def _plan_of(op, x, dim, acc):
             key = None
     op_id = _plan.op_id(op)
     plan = (op_id,) + _result_dtype(op_id, x.dtype, acc) + _plan.layout(x.shape, contiguous, x.stride, dim)
-    plan += (_c_strides(plan[-1]),)
+    plan += (_plan.c_strides(plan[-1]),)
     if key is not None:
         if len(_PLANS) > 4096:
             _PLANS.clear()
