@@ -106,6 +106,53 @@ static void full_arrays_should_match_cpu(void **state) {
       }
 }
 
+/* A matrix of rows x cols elements, ld apart, in g_host and g_in (the same bits), reduced along
+   its rows (axis 0), columns (1), its first rows * cols elements cut into nseg segments at
+   offsets (2; d_offsets the device's copy) or the middle axis of rows x (ld / inner) x inner
+   (3). */
+typedef struct {
+  uint64_t rows, cols, ld, inner, nseg;
+  const int64_t *offsets, *d_offsets;
+} axis_case;
+
+/* One reduction of such a matrix on the GPU and the CPU, into `out`: the statuses must agree
+   (and be success when require_success), and the results match bit for bit. */
+static void check_axis_call(cureduce_op op, cureduce_dtype in, cureduce_dtype out, int axis,
+                            const axis_case *m, const char *pattern, int require_success) {
+  const uint64_t count = axis == 0 ? m->rows : axis == 1 ? m->cols : axis == 2 ? m->nseg : m->rows * m->inner;
+  const uint64_t length = m->ld / m->inner;
+  const size_t bytes = count * cureduce_dtype_size(out);
+  memset(g_want, 0xAB, bytes);
+  CUDA_OK(cudaMemcpy(g_out, g_want, bytes, cudaMemcpyHostToDevice));
+  cureduce_status ws, gs;
+  if (axis == 0) {
+    ws = cureduce_cpu_reduce_rows(op, in, g_host, m->rows, m->cols, m->ld, out, g_want);
+    gs = cureduce_reduce_rows(g_handle, op, in, g_in, m->rows, m->cols, m->ld, out, g_out, NULL);
+  } else if (axis == 1) {
+    ws = cureduce_cpu_reduce_cols(op, in, g_host, m->rows, m->cols, m->ld, out, g_want);
+    gs = cureduce_reduce_cols(g_handle, op, in, g_in, m->rows, m->cols, m->ld, out, g_out, NULL);
+  } else if (axis == 2) {
+    ws = cureduce_cpu_reduce_segments(op, in, g_host, m->nseg, m->offsets, out, g_want);
+    gs = cureduce_reduce_segments(g_handle, op, in, g_in, m->nseg, m->d_offsets, out, g_out, NULL);
+  } else {
+    ws = cureduce_cpu_reduce_axis(op, in, g_host, m->rows, length, m->inner, out, g_want);
+    gs = cureduce_reduce_axis(g_handle, op, in, g_in, m->rows, length, m->inner, out, g_out, NULL);
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(g_got, g_out, bytes, cudaMemcpyDeviceToHost));
+  char what[160];
+  snprintf(what, sizeof what, "%s %s->%s %s %llux%llu ld %llu %s", cureduce_op_name(op),
+           cureduce_dtype_name(in), cureduce_dtype_name(out),
+           axis == 0   ? "rows"
+           : axis == 1 ? "cols"
+           : axis == 2 ? "segments"
+                       : "axis",
+           (unsigned long long)m->rows, (unsigned long long)m->cols, (unsigned long long)m->ld, pattern);
+  if (ws != gs || (require_success && gs != CUREDUCE_SUCCESS))
+    fail_msg("%s: status %d, CPU %d", what, gs, ws);
+  expect_same(g_got, g_want, bytes, what);
+}
+
 /* Rows, columns, segments and the middle axis of one input against the CPU, for each pattern.
    A shape: rows, cols, ld, and the inner extent of the same rows * ld elements seen as
    rows x (ld / inner) x inner. 5 x 99999 (ld a multiple of 16 bytes) takes the split rows'
@@ -138,7 +185,7 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
   const int nout = outputs_of(in, outs);
   for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; ++s) {
     const uint64_t rows = SHAPES[s][0], cols = SHAPES[s][1], ld = SHAPES[s][2], total = rows * ld;
-    const uint64_t inner = SHAPES[s][3], length = ld / inner;
+    const uint64_t inner = SHAPES[s][3];
     if (total > g_max_n)
       continue;
     ex_fill(in, g_host, total, pat, rng);
@@ -162,42 +209,11 @@ static void check_axes(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
     int64_t *d_offsets;
     CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
     CUDA_OK(cudaMemcpy(d_offsets, offsets, (nseg + 1) * sizeof *offsets, cudaMemcpyHostToDevice));
+    const axis_case m = {rows, cols, ld, inner, nseg, offsets, d_offsets};
     for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
       for (int k = 0; k < nout; ++k)
-        for (int axis = 0; axis < 4; ++axis) {
-          const uint64_t count = axis == 0 ? rows : axis == 1 ? cols : axis == 2 ? nseg : rows * inner;
-          const size_t bytes = count * cureduce_dtype_size(outs[k]);
-          memset(g_want, 0xAB, bytes);
-          CUDA_OK(cudaMemcpy(g_out, g_want, bytes, cudaMemcpyHostToDevice));
-          cureduce_status ws, gs;
-          if (axis == 0) {
-            ws = cureduce_cpu_reduce_rows(OPS[o], in, g_host, rows, cols, ld, outs[k], g_want);
-            gs = cureduce_reduce_rows(g_handle, OPS[o], in, g_in, rows, cols, ld, outs[k], g_out, NULL);
-          } else if (axis == 1) {
-            ws = cureduce_cpu_reduce_cols(OPS[o], in, g_host, rows, cols, ld, outs[k], g_want);
-            gs = cureduce_reduce_cols(g_handle, OPS[o], in, g_in, rows, cols, ld, outs[k], g_out, NULL);
-          } else if (axis == 2) {
-            ws = cureduce_cpu_reduce_segments(OPS[o], in, g_host, nseg, offsets, outs[k], g_want);
-            gs = cureduce_reduce_segments(g_handle, OPS[o], in, g_in, nseg, d_offsets, outs[k], g_out, NULL);
-          } else {
-            ws = cureduce_cpu_reduce_axis(OPS[o], in, g_host, rows, length, inner, outs[k], g_want);
-            gs = cureduce_reduce_axis(g_handle, OPS[o], in, g_in, rows, length, inner, outs[k], g_out, NULL);
-          }
-          CUDA_OK(cudaDeviceSynchronize());
-          CUDA_OK(cudaMemcpy(g_got, g_out, bytes, cudaMemcpyDeviceToHost));
-          char what[160];
-          snprintf(what, sizeof what, "%s %s->%s %s %llux%llu ld %llu %s", cureduce_op_name(OPS[o]),
-                   cureduce_dtype_name(in), cureduce_dtype_name(outs[k]),
-                   axis == 0   ? "rows"
-                   : axis == 1 ? "cols"
-                   : axis == 2 ? "segments"
-                               : "axis",
-                   (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)ld,
-                   EX_PATTERN_NAMES[pat]);
-          if (ws != gs)
-            fail_msg("%s: status %d, CPU %d", what, gs, ws);
-          expect_same(g_got, g_want, bytes, what);
-        }
+        for (int axis = 0; axis < 4; ++axis)
+          check_axis_call(OPS[o], in, outs[k], axis, &m, EX_PATTERN_NAMES[pat], 0);
     CUDA_OK(cudaFree(d_offsets));
   }
 }
@@ -223,7 +239,7 @@ static void rows_in_teams_of_four_should_match_cpu(void **state) {
   CUDA_OK(cudaGetDevice(&device));
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const uint64_t rows = 128 * (uint64_t)sms > 19200 ? 128 * (uint64_t)sms : 19200;
-  if (rows * 1096 > (MAX_SIZE + 64) * 8) { /* f64's rows of 137 elements */
+  if (rows * 1096 > (MAX_SIZE + 64) * 8) { /* the longest rows: f64 ld 137, 1096 bytes */
     print_message("%d SMs need more rows than the buffers hold\n", sms);
     skip();
   }
@@ -234,33 +250,15 @@ static void rows_in_teams_of_four_should_match_cpu(void **state) {
     const uint64_t cols = 1040 / size, ld = cols + 7, total = rows * ld;
     if (!input_wanted(in))
       continue;
-    if (total * size > (MAX_SIZE + 64) * 8)
-      fail_msg("%s rows: %llu bytes exceed the buffers", cureduce_dtype_name(in),
-               (unsigned long long)(total * size));
     cureduce_dtype outs[3];
     const int nout = outputs_of(in, outs);
     for (size_t p = 0; p < sizeof PATTERNS / sizeof *PATTERNS; ++p) {
       ex_fill(in, g_host, total, PATTERNS[p], &rng);
       CUDA_OK(cudaMemcpy(g_in, g_host, total * size, cudaMemcpyHostToDevice));
+      const axis_case m = {rows, cols, ld, 1, 0, NULL, NULL};
       for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
-        for (int k = 0; k < nout; ++k) {
-          const size_t bytes = rows * cureduce_dtype_size(outs[k]);
-          memset(g_want, 0xAB, bytes);
-          CUDA_OK(cudaMemcpy(g_out, g_want, bytes, cudaMemcpyHostToDevice));
-          const cureduce_status ws =
-              cureduce_cpu_reduce_rows(OPS[o], in, g_host, rows, cols, ld, outs[k], g_want);
-          const cureduce_status gs =
-              cureduce_reduce_rows(g_handle, OPS[o], in, g_in, rows, cols, ld, outs[k], g_out, NULL);
-          CUDA_OK(cudaDeviceSynchronize());
-          CUDA_OK(cudaMemcpy(g_got, g_out, bytes, cudaMemcpyDeviceToHost));
-          char what[160];
-          snprintf(what, sizeof what, "%s %s->%s rows %llux%llu ld %llu %s", cureduce_op_name(OPS[o]),
-                   cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)rows,
-                   (unsigned long long)cols, (unsigned long long)ld, EX_PATTERN_NAMES[PATTERNS[p]]);
-          if (ws != gs || gs != CUREDUCE_SUCCESS)
-            fail_msg("%s: status %d, CPU %d", what, gs, ws);
-          expect_same(g_got, g_want, bytes, what);
-        }
+        for (int k = 0; k < nout; ++k)
+          check_axis_call(OPS[o], in, outs[k], 0, &m, EX_PATTERN_NAMES[PATTERNS[p]], 1);
     }
   }
 }
@@ -293,25 +291,11 @@ static void rows_segment_past_the_plain_bound_should_match_cpu(void **state) {
       for (uint64_t i = 63; fill == 0 && i < n; i += 64)
         memcpy((char *)g_host + i * size, &smallest, size);
       CUDA_OK(cudaMemcpy(g_in, g_host, n * size, cudaMemcpyHostToDevice));
+      const axis_case m = {1, n, n, 1, 1, offsets, d_offsets};
       for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
-        for (int k = 0; k < nout; ++k) {
-          unsigned char want[8], got[8];
-          memset(want, 0xAB, sizeof want);
-          CUDA_OK(cudaMemcpy(g_out, want, sizeof want, cudaMemcpyHostToDevice));
-          const cureduce_status ws =
-              cureduce_cpu_reduce_segments(OPS[o], in, g_host, 1, offsets, outs[k], want);
-          const cureduce_status gs =
-              cureduce_reduce_segments(g_handle, OPS[o], in, g_in, 1, d_offsets, outs[k], g_out, NULL);
-          CUDA_OK(cudaDeviceSynchronize());
-          CUDA_OK(cudaMemcpy(got, g_out, sizeof got, cudaMemcpyDeviceToHost));
-          char what[160];
-          snprintf(what, sizeof what, "%s %s->%s one segment of %llu, %s", cureduce_op_name(OPS[o]),
-                   cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)n,
-                   fill == 0 ? "largest values and subnormals" : "magnitude runs");
-          if (ws != gs || gs != CUREDUCE_SUCCESS)
-            fail_msg("%s: status %d, CPU %d", what, gs, ws);
-          expect_same(got, want, cureduce_dtype_size(outs[k]), what);
-        }
+        for (int k = 0; k < nout; ++k)
+          check_axis_call(OPS[o], in, outs[k], 2, &m,
+                          fill == 0 ? "largest values and subnormals" : "magnitude-runs", 1);
     }
   }
   CUDA_OK(cudaFree(d_offsets));
