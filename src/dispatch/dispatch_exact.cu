@@ -99,11 +99,11 @@ cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layou
 // a team of threads each, by their number of 16-byte vectors:
 // - a lane up to 8 vectors (a team's combine and a rounding by one lane in four cost more than
 //   such a row's reads);
-// - 4 lanes up to 32, or up to 512 when there are rows for half the threads of 4 blocks an SM
+// - 4 lanes up to 32, or up to 512 when there are rows for half the threads of the blocks an SM
 //   (a warp sums and rounds 8 rows at once, so its combine and rounding do not hold up the
 //   loads of the next rows);
-// - otherwise a warp up to 512, or longer when there are rows for half the warps of 4 blocks
-//   an SM (16 warps an SM keep enough loads in flight, and a block's combine per row costs
+// - otherwise a warp up to 512, or longer when there are rows for half the warps of the
+//   blocks an SM (that many keep enough loads in flight, and a block's combine per row costs
 //   more) and the rows fit a warp's slow path (EXACT_CHUNK);
 // - else a block.
 template <cureduce_dtype IN>

@@ -182,10 +182,13 @@ __device__ void exact_output_block(const storage_t<IN> *in, uint64_t begin, uint
   __syncthreads();
 }
 
-// exact_segments' blocks an SM: a block team gets 80 registers (3 blocks) but for f64, where 64
-// (4 blocks) do not spill; with 64 the 16-bit loop kept two of its four vectors in local memory.
+// exact_segments' blocks an SM: 3 (80 registers) where 64 registers spill, that is every team
+// of f32, f16 and bf16 and the block team of fp8 (their loops kept vectors in local memory, so
+// loads waited for spill stores); 4 for f64 and the smaller fp8 teams, which fit 64.
 constexpr int exact_segments_blocks_per_sm(cureduce_dtype IN, int TEAM) {
-  return TEAM == EXACT_AXIS_BLOCK && IN != CUREDUCE_F64 ? 3 : 4;
+  const bool spills_at_64 = IN == CUREDUCE_F32 || IN == CUREDUCE_F16 || IN == CUREDUCE_BF16 ||
+                            (TEAM == EXACT_AXIS_BLOCK && IN != CUREDUCE_F64);
+  return spills_at_64 ? 3 : 4;
 }
 
 // Rows and segments, TEAM threads an output: 1, 4 or 32 (rows of at most EXACT_CHUNK elements, a
