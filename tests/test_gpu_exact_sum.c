@@ -226,8 +226,9 @@ static void rows_cols_segments_axes_should_match_cpu(void **state) {
       check_axes(INPUTS[d], (ex_pattern)p, &rng);
 }
 
-/* Many rows of 33 to 512 16-byte vectors, at least 128 rows an SM, take teams of 4 lanes (8
-   rows a warp) instead of a warp a row: 128 rows an SM (at least 19200) of 1040 bytes, ld 7
+/* Many rows of 33 to 512 16-byte vectors (at least 128 rows an SM, 96 for the types that run
+   3 blocks an SM) take teams of 4 lanes (8 rows a warp) instead of a warp a row: 128 rows an
+   SM (at least 19200) of 1040 bytes, ld 7
    elements longer so that the rows start at every alignment. About 20M elements, above
    MAX_SIZE (they fit the buffers by bytes), so capped runs (the sanitizers') skip it. */
 static void rows_in_teams_of_four_should_match_cpu(void **state) {
