@@ -89,7 +89,7 @@ cureduce_status cr_launch_exact_axis(cureduce_op op, cureduce_dtype in, cureduce
                                      void *d_exact_workspace, void *stream);
 cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                          const void *d_in, uint64_t count, const int64_t *d_offsets,
-                                         void *d_out, void *stream);
+                                         void *d_out, void *d_exact_workspace, void *stream);
 
 #ifdef __cplusplus
 }

@@ -62,7 +62,8 @@ extern "C" cureduce_status cr_launch_segments(cureduce_op op, cureduce_dtype in,
                                               const void *d_in, uint64_t count, const int64_t *d_offsets,
                                               void *d_out, void *d_workspace, void *stream) {
   if (is_exact(op))
-    return cr_launch_exact_segments(op, in, acc, d_in, count, d_offsets, d_out, stream);
+    return cr_launch_exact_segments(op, in, acc, d_in, count, d_offsets, d_out,
+                                    exact_axis_region(d_workspace), stream);
   return select(cr::AXIS_SEGMENTS, op, in, acc, call(d_in, d_out, d_workspace, stream),
                 cr::axis_shape{1, count, 0, 0, d_offsets});
 }

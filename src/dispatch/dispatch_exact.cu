@@ -4,6 +4,7 @@
 // The grids follow the GPU's SM count: an exact result does not depend on the launch shape,
 // so nothing here needs to be the same on every GPU (docs/exact.md).
 #include "../kernels/exact_axis.cuh"
+#include "../kernels/exact_chunked.cuh"
 #include "../kernels/exact_full.cuh"
 #include "dispatch.h"
 #include "exact_plan.h"
@@ -40,8 +41,18 @@ constexpr size_t COLS_TICKETS_OFFSET = SPLIT_STATES_BYTES + SPLIT_TICKETS_BYTES;
 constexpr size_t COLS_SET_TICKETS_OFFSET = COLS_TICKETS_OFFSET + cr::EXACT_COLS_ITEMS_MAX * sizeof(unsigned);
 constexpr size_t COLS_FLAGS_OFFSET = COLS_SET_TICKETS_OFFSET + cr::EXACT_COLS_ITEMS_MAX * sizeof(unsigned);
 constexpr size_t COLS_PARTIALS_OFFSET = COLS_FLAGS_OFFSET + cr::EXACT_COLS_ITEMS_MAX * 32 * sizeof(unsigned);
-constexpr size_t EXACT_AXIS_BYTES =
-    COLS_PARTIALS_OFFSET + 16 + cr::EXACT_COLS_ITEMS_MAX * 32 * sizeof(double2);
+constexpr size_t COLS_END = COLS_PARTIALS_OFFSET + 16 + cr::EXACT_COLS_ITEMS_MAX * 32 * sizeof(double2);
+// Segments cut into chunks (exact_chunked.cuh): an opening and a closing pair a chunk, their
+// flags, and a ticket a chunk. At least SEGMENT_CHUNK_MIN elements a chunk, and about
+// segment_chunks_per_block(IN) a block of the grid (a long segment is then read by many blocks).
+constexpr int64_t SEGMENT_CHUNKS_MAX = 4096, SEGMENT_CHUNK_MIN = 8192;
+// A chunk's search, barriers and block sums cost several µs, so one chunk a block, but for f64,
+// whose slower pair additions make blocks with more pieces finish later: 4.
+constexpr int64_t segment_chunks_per_block(cureduce_dtype IN) { return IN == CUREDUCE_F64 ? 4 : 1; }
+constexpr size_t CHUNK_PAIRS_OFFSET = (COLS_END + 15) / 16 * 16;
+constexpr size_t CHUNK_FLAGS_OFFSET = CHUNK_PAIRS_OFFSET + 2 * SEGMENT_CHUNKS_MAX * sizeof(double2);
+constexpr size_t CHUNK_TICKETS_OFFSET = CHUNK_FLAGS_OFFSET + 2 * SEGMENT_CHUNKS_MAX * sizeof(unsigned);
+constexpr size_t EXACT_AXIS_BYTES = CHUNK_TICKETS_OFFSET + SEGMENT_CHUNKS_MAX * sizeof(unsigned);
 
 // A grid of `blocks` blocks, at least 1 and at most cap (the kernels loop over the rest).
 unsigned grid_of(uint64_t blocks, uint64_t cap) {
@@ -84,13 +95,23 @@ cureduce_status launch_full(const void *d_in, uint64_t n, exact_word *state, uns
 
 // TEAM threads an output: a block takes EXACT_AXIS_BLOCK / TEAM outputs at a time.
 template <cureduce_dtype IN, int TEAM>
-cureduce_status launch_segments(const void *d_in, const cr::exact_segments_layout &S,
-                                const cr::exact_outputs &O, cudaStream_t stream) {
+cureduce_status launch_row_teams(const void *d_in, const cr::exact_rows_layout &S, const cr::exact_outputs &O,
+                                 cudaStream_t stream) {
   constexpr uint64_t per_block = cr::EXACT_AXIS_BLOCK / TEAM;
   const uint64_t blocks = (S.count + per_block - 1) / per_block, cap = (uint64_t)sm_count() * 8;
   const unsigned grid = grid_of(blocks, cap);
-  cr::exact_segments<IN, TEAM>
+  cr::exact_rows<IN, TEAM>
       <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S, O);
+  return cr::launch_status();
+}
+
+template <cureduce_dtype IN>
+cureduce_status launch_chunked(const void *d_in, const cr::segment_layout &S, cr::exact_chunk_plan P,
+                               const cr::exact_outputs &O, cudaStream_t stream) {
+  P.chunks_per_block = segment_chunks_per_block(IN);
+  const unsigned grid = (unsigned)sm_count() * cr::exact_rows_blocks_per_sm(IN, cr::EXACT_AXIS_BLOCK);
+  cr::exact_chunked<IN>
+      <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S, P, O);
   return cr::launch_status();
 }
 
@@ -115,18 +136,18 @@ cureduce_status launch_rows(const void *d_in, uint64_t rows, uint64_t cols, uint
   if (rows <= SPLIT_ROWS_MAX && 2 * rows <= sms * BLOCKS_PER_SM && L.full_tiles >= 2 && (ld * ELEM) % 16 == 0)
     return launch_full_rows<IN>(d_in, L, rows, ld, sms, reinterpret_cast<exact_word *>(ws),
                                 reinterpret_cast<unsigned *>(ws + SPLIT_STATES_BYTES), fin, stream);
-  const cr::exact_segments_layout S{nullptr, rows, ld, cols};
+  const cr::exact_rows_layout S{rows, ld, cols};
   const cr::exact_outputs O{fin.mean, fin.out_dtype, fin.out_size, static_cast<char *>(fin.out)};
   const uint64_t vectors = cols * ELEM / 16;
   if (vectors <= 8)
-    return launch_segments<IN, 1>(d_in, S, O, stream);
-  if (vectors <= 32 || (vectors <= 512 &&
-                        4 * rows >= sms * cr::exact_segments_blocks_per_sm(IN, 4) * cr::EXACT_AXIS_BLOCK / 2))
-    return launch_segments<IN, 4>(d_in, S, O, stream);
-  if (vectors <= 512 || (2 * rows >= sms * cr::exact_segments_blocks_per_sm(IN, 32) * cr::EXACT_AXIS_WARPS &&
+    return launch_row_teams<IN, 1>(d_in, S, O, stream);
+  if (vectors <= 32 ||
+      (vectors <= 512 && 4 * rows >= sms * cr::exact_rows_blocks_per_sm(IN, 4) * cr::EXACT_AXIS_BLOCK / 2))
+    return launch_row_teams<IN, 4>(d_in, S, O, stream);
+  if (vectors <= 512 || (2 * rows >= sms * cr::exact_rows_blocks_per_sm(IN, 32) * cr::EXACT_AXIS_WARPS &&
                          cols <= cr::EXACT_CHUNK))
-    return launch_segments<IN, 32>(d_in, S, O, stream);
-  return launch_segments<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
+    return launch_row_teams<IN, 32>(d_in, S, O, stream);
+  return launch_row_teams<IN, cr::EXACT_AXIS_BLOCK>(d_in, S, O, stream);
 }
 
 // Few rows and many columns (cr::choose_exact_cols): a thread a column, or a 4-byte word of
@@ -257,11 +278,24 @@ extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype i
 // Segments take a block each: their lengths are on the device.
 extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                     const void *d_in, uint64_t count,
-                                                    const int64_t *d_offsets, void *d_out, void *stream) {
-  const cr::exact_segments_layout S{d_offsets, count, 0, 0};
+                                                    const int64_t *d_offsets, void *d_out,
+                                                    void *d_exact_workspace, void *stream) {
+  const cr::segment_layout S{d_offsets, count, 0, 0};
   const cr::exact_outputs O = outputs(op, out, d_out);
+  char *ws = static_cast<char *>(d_exact_workspace);
+  double2 *pairs = reinterpret_cast<double2 *>(ws + CHUNK_PAIRS_OFFSET);
+  unsigned *flags = reinterpret_cast<unsigned *>(ws + CHUNK_FLAGS_OFFSET);
+  cr::exact_chunk_plan P;
+  P.min_chunk = SEGMENT_CHUNK_MIN;
+  P.max_chunks = SEGMENT_CHUNKS_MAX;
+  P.chunks_per_block = 1; // the dtype's, set by launch_chunked
+  P.opening = pairs;
+  P.closing = pairs + SEGMENT_CHUNKS_MAX;
+  P.opening_flags = flags;
+  P.closing_flags = flags + SEGMENT_CHUNKS_MAX;
+  P.tickets = reinterpret_cast<unsigned *>(ws + CHUNK_TICKETS_OFFSET);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-#define CALL(D) launch_segments<D, cr::EXACT_AXIS_BLOCK>(d_in, S, O, s)
+#define CALL(D) launch_chunked<D>(d_in, S, P, O, s)
   CR_EXACT_SWITCH(CALL)
 #undef CALL
 }

@@ -1,8 +1,8 @@
-// Exact sums of rows, segments and columns. Layer: kernels.
+// Exact sums of rows and columns (segments: exact_chunked.cuh). Layer: kernels.
 //
 // Each output is summed in registers first: every thread's elements into an exact pair
 // (exact_thread, as in exact_full), then the pairs of the output's team (a lane, 4 lanes, a warp
-// or a block for rows and segments; the warps of a block and then the blocks of its row slices
+// or a block for rows; the warps of a block and then the blocks of its row slices
 // for columns, or a thread alone for columns of few rows) added into one, which
 // cr_exact_pair_value rounds. That is exact unless a pair had to give a part away (exact_pair
 // pushes it into the warp's state in shared memory and says so: wide, huge or non-finite data;
@@ -25,17 +25,12 @@ constexpr int EXACT_STATE_WORDS = CR_EXACT_COUNT + 1;
 // path takes outputs of at most this many elements.
 constexpr uint64_t EXACT_CHUNK = 1ull << 27;
 
-// Where segment s lies: rows (offsets NULL: s * ld, length cols) or explicit offsets.
-struct exact_segments_layout {
-  const int64_t *offsets; // count + 1 offsets, or NULL for rows
+// Where row r lies: r * ld, cols elements.
+struct exact_rows_layout {
   uint64_t count, ld, cols;
 
-  __device__ __forceinline__ uint64_t begin(uint64_t s) const {
-    return offsets ? (uint64_t)offsets[s] : s * ld;
-  }
-  __device__ __forceinline__ uint64_t end(uint64_t s) const {
-    return offsets ? (uint64_t)offsets[s + 1] : s * ld + cols;
-  }
+  __device__ __forceinline__ uint64_t begin(uint64_t r) const { return r * ld; }
+  __device__ __forceinline__ uint64_t end(uint64_t r) const { return r * ld + cols; }
 };
 
 // Where results go: output o at out + o * size, a mean or a sum, in dtype.
@@ -182,20 +177,20 @@ __device__ void exact_output_block(const storage_t<IN> *in, uint64_t begin, uint
   __syncthreads();
 }
 
-// exact_segments' blocks an SM: 3 (80 registers) where 64 registers spill, that is every team
+// exact_rows' blocks an SM: 3 (80 registers) where 64 registers spill, that is every team
 // of f32, f16 and bf16 and the block team of fp8 (their loops kept vectors in local memory, so
 // loads waited for spill stores); 4 for f64 and the smaller fp8 teams, which fit 64.
-constexpr int exact_segments_blocks_per_sm(cureduce_dtype IN, int TEAM) {
+constexpr int exact_rows_blocks_per_sm(cureduce_dtype IN, int TEAM) {
   const bool spills_at_64 = IN == CUREDUCE_F32 || IN == CUREDUCE_F16 || IN == CUREDUCE_BF16 ||
                             (TEAM == EXACT_AXIS_BLOCK && IN != CUREDUCE_F64);
   return spills_at_64 ? 3 : 4;
 }
 
-// Rows and segments, TEAM threads an output: 1, 4 or 32 (rows of at most EXACT_CHUNK elements, a
+// Rows, TEAM threads an output: 1, 4 or 32 (rows of at most EXACT_CHUNK elements, a
 // warp taking 32 / TEAM of them at a time) or EXACT_AXIS_BLOCK (any length).
 template <cureduce_dtype IN, int TEAM>
-__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_segments_blocks_per_sm(IN, TEAM))
-    exact_segments(const storage_t<IN> *__restrict__ in, exact_segments_layout S, exact_outputs O) {
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN, TEAM))
+    exact_rows(const storage_t<IN> *__restrict__ in, exact_rows_layout S, exact_outputs O) {
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // one a warp, clear between outputs
   __shared__ double pairs[WARPS][2];

@@ -1,0 +1,228 @@
+// Exact sums of segments of any lengths, load-balanced as reduce_chunked.cuh cuts them. Layer:
+// kernels.
+//
+// The segments laid end to end are cut into equal chunks, a few a block, and blocks take
+// chunks in turn, so one long segment is read by many blocks. In a chunk, each segment's
+// piece is summed into an exact pair (exact_axis.cuh): pieces of at most a chunk / 8 by a warp
+// each, longer ones (fewer than 8) by the whole block. A segment inside the chunk is rounded
+// from its pair. A segment that crosses chunks leaves its pair and flags for each chunk it
+// touches; the warp that leaves the last one (a ticket counted on the segment's first chunk)
+// adds the pairs and rounds them. The sum of exact pairs is exact whatever their order, so
+// neither the chunks nor the grid change a bit. An output whose pairs could not hold it (a
+// pair pushed, or a mean too close to a rounding boundary) is summed again from its elements
+// into a full state, by the warp when a whole segment in one chunk, else by the block.
+#pragma once
+
+#include "exact_axis.cuh"
+#include "reduce_chunked.cuh"
+
+namespace cr {
+
+// Pieces longer than a chunk / EXACT_LONG_PIECE are summed by the whole block.
+constexpr int EXACT_LONG_PIECE = 8;
+// Outputs a chunk can hand to the block's slow path: its long whole segments and the (at most
+// two) crossing segments whose last pair it left.
+constexpr int EXACT_REDO_MAX = EXACT_LONG_PIECE + 2;
+
+// How the elements are cut, and where crossing pieces leave their pairs: an opening entry (a
+// segment's first chunk) and a closing one (each later chunk) a chunk, and a ticket on each
+// segment's first chunk (zero on entry, reset by the warp that takes the last).
+struct exact_chunk_plan {
+  int64_t min_chunk;        // elements
+  int64_t max_chunks;       // entries the workspace holds
+  int64_t chunks_per_block; // chunks a block of the grid takes, at least
+  double2 *opening, *closing;
+  unsigned *opening_flags, *closing_flags; // 1 a state was used, 2 an element was not -0.0
+  unsigned *tickets;
+};
+
+struct exact_chunk_shared {
+  exact_word states[EXACT_AXIS_WARPS][EXACT_STATE_WORDS]; // a warp's; clear between outputs
+  double pairs[EXACT_AXIS_WARPS][2];
+  piece long_pieces[EXACT_LONG_PIECE];
+  uint64_t redo[EXACT_REDO_MAX];
+  uint64_t s_lo, s_hi;
+  unsigned long_count, redo_count;
+};
+
+// The slow paths, out of line: inlined, they took registers from the pieces' loops.
+template <cureduce_dtype IN>
+__device__ __noinline__ void exact_chunked_output_warp(const storage_t<IN> *in, uint64_t begin, uint64_t end,
+                                                       const exact_outputs &O, uint64_t o, exact_word *s) {
+  exact_output_warp<IN>(in, begin, end, O, o, s);
+}
+template <cureduce_dtype IN>
+__device__ __noinline__ void exact_chunked_output_block(const storage_t<IN> *in, uint64_t begin, uint64_t end,
+                                                        const exact_outputs &O, uint64_t o,
+                                                        exact_word (*s)[EXACT_STATE_WORDS]) {
+  exact_output_block<IN>(in, begin, end, O, o, s);
+}
+
+__device__ __forceinline__ void exact_clear_warp_state(exact_word *s) {
+  for (int i = threadIdx.x & 31; i < EXACT_STATE_WORDS; i += 32)
+    s[i] = 0;
+  __syncwarp();
+}
+
+// A piece's pair (lane 0's) taken to its end by a full warp. `used`: a lane of the piece's team
+// pushed, so this warp's state is cleared first and the output takes the slow path. A whole
+// segment is rounded, or summed again by this warp (by the block, through sh.redo, when
+// `block_redo` or when longer than EXACT_CHUNK). A crossing piece leaves its pair; the warp
+// that leaves the segment's last one adds them all and rounds, or lists the segment in sh.redo.
+template <cureduce_dtype IN, int PLAIN>
+__device__ void exact_piece_end(const storage_t<IN> *in, const exact_pair<PLAIN> &pair, bool used,
+                                bool not_neg_zero, const piece &p, int64_t k, int64_t chunk,
+                                const segment_layout &S, const exact_chunk_plan &P, const exact_outputs &O,
+                                bool block_redo, exact_word *mine, exact_chunk_shared &sh) {
+  const int lane = threadIdx.x & 31;
+  if (used)
+    exact_clear_warp_state(mine);
+  const int64_t sb = seq_begin(S, p.seg), len = seq_begin(S, p.seg + 1) - sb;
+  if (p.role == PIECE_WHOLE) {
+    bool done = lane == 0 && !used && exact_write_pair(pair, (uint64_t)len, not_neg_zero, O, p.seg);
+    if (__shfl_sync(0xffffffffu, done, 0))
+      return;
+    if (!block_redo && (uint64_t)len <= EXACT_CHUNK)
+      exact_chunked_output_warp<IN>(in, (uint64_t)p.begin, (uint64_t)p.end, O, p.seg, mine);
+    else if (lane == 0)
+      sh.redo[atomicAdd(&sh.redo_count, 1u)] = p.seg;
+    return;
+  }
+  const int64_t first = sb / chunk, last = (sb + len - 1) / chunk;
+  bool finish = false;
+  if (lane == 0) {
+    const bool opening = p.role == PIECE_OPENING;
+    (opening ? P.opening : P.closing)[k] = make_double2(pair.a0, pair.a1);
+    (opening ? P.opening_flags : P.closing_flags)[k] = (used ? 1u : 0u) | (not_neg_zero ? 2u : 0u);
+    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> ticket(P.tickets[first]);
+    // Release this pair, acquire the others': the last to count sees every pair.
+    finish = ticket.fetch_add(1u, cuda::memory_order_acq_rel) == (unsigned)(last - first);
+  }
+  finish = __shfl_sync(0xffffffffu, finish, 0);
+  __syncwarp(); // orders lane 0's acquire before the other lanes' loads
+  if (!finish)
+    return;
+  exact_pair<PLAIN> q;
+  unsigned flags = 0;
+  for (int64_t j = first + lane; j <= last; j += 32) {
+    const double2 v = __ldcg(j == first ? &P.opening[j] : &P.closing[j]);
+    flags |= __ldcg(j == first ? &P.opening_flags[j] : &P.closing_flags[j]);
+    q.add(v.x, mine);
+    q.add(v.y, mine);
+  }
+  exact_pair_reduce<32>(q, mine);
+  flags = __reduce_or_sync(0xffffffffu, flags);
+  const bool pushed = __any_sync(0xffffffffu, q.pushed);
+  if (pushed)
+    exact_clear_warp_state(mine);
+  if (lane == 0) {
+    P.tickets[first] = 0u; // every piece has counted: ready for the next launch
+    const bool done =
+        !pushed && !(flags & 1u) && exact_write_pair(q, (uint64_t)len, (flags & 2u) != 0, O, p.seg);
+    if (!done)
+      sh.redo[atomicAdd(&sh.redo_count, 1u)] = p.seg;
+  }
+}
+
+template <cureduce_dtype IN>
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN, EXACT_AXIS_BLOCK))
+    exact_chunked(const storage_t<IN> *__restrict__ in, segment_layout S, exact_chunk_plan P, exact_outputs O) {
+  constexpr int WARPS = EXACT_AXIS_WARPS;
+  __shared__ exact_chunk_shared sh;
+  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+    (&sh.states[0][0])[i] = 0;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  exact_word *const mine = sh.states[warp];
+
+  // The chunk: at least min_chunk elements, at most max_chunks of them, and about
+  // chunks_per_block a block of this grid.
+  const int64_t total = seq_begin(S, S.count);
+  const int64_t spread = (int64_t)gridDim.x * P.chunks_per_block;
+  const int64_t by_workspace = (total + P.max_chunks - 1) / P.max_chunks, by_grid = (total + spread - 1) / spread;
+  int64_t chunk = by_workspace > by_grid ? by_workspace : by_grid;
+  chunk = chunk > P.min_chunk ? chunk : P.min_chunk;
+  const int64_t chunks = total > 0 ? (total + chunk - 1) / chunk : 1;
+  const int64_t short_max =
+      chunk / EXACT_LONG_PIECE < (int64_t)EXACT_CHUNK ? chunk / EXACT_LONG_PIECE : (int64_t)EXACT_CHUNK;
+
+  for (int64_t k = blockIdx.x; k < chunks; k += gridDim.x) {
+    const int64_t cb = k * chunk;
+    if (warp == 0) {
+      const uint64_t lo = warp_lower_bound(S, cb);
+      // The last chunk also takes the empty segments that start at the very end.
+      const uint64_t hi = k + 1 == chunks ? S.count : warp_lower_bound(S, cb + chunk);
+      if (lane == 0) {
+        sh.s_lo = lo < S.count ? lo : S.count;
+        sh.s_hi = hi < S.count ? hi : S.count;
+        sh.long_count = 0;
+        sh.redo_count = 0;
+      }
+    }
+    __syncthreads();
+    const uint64_t s_lo = sh.s_lo, s_hi = sh.s_hi;
+    const bool crossing = s_lo > 0 && seq_begin(S, s_lo) > cb; // the segment before reaches in
+    const uint64_t pieces = (s_hi - s_lo) + (crossing ? 1 : 0);
+
+    // Short pieces, a warp each; the long ones are listed for the block.
+    for (uint64_t i = warp; i < pieces; i += WARPS) {
+      const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
+      if (p.end - p.begin > short_max) {
+        if (lane == 0)
+          sh.long_pieces[atomicAdd(&sh.long_count, 1u)] = p;
+        continue;
+      }
+      exact_thread<IN> th;
+      exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, lane, 32, mine);
+      exact_pair_reduce<32>(th.pair, mine);
+      const bool not_neg_zero = __any_sync(0xffffffffu, th.not_neg_zero);
+      const bool used = __any_sync(0xffffffffu, th.pair.pushed);
+      exact_piece_end<IN>(in, th.pair, used, not_neg_zero, p, k, chunk, S, P, O, false, mine, sh);
+    }
+    __syncthreads(); // the list is complete
+    const unsigned long_n = sh.long_count;
+
+    // Long pieces, the whole block each: the warps' pairs added into warp 0's.
+    for (unsigned e = 0; e < long_n; ++e) {
+      const piece p = sh.long_pieces[e];
+      exact_thread<IN> th;
+      exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
+      exact_pair_reduce<32>(th.pair, mine);
+      if (lane == 0) {
+        sh.pairs[warp][0] = th.pair.a0;
+        sh.pairs[warp][1] = th.pair.a1;
+      }
+      bool pushed = th.pair.pushed;
+      const bool not_neg_zero = __syncthreads_or(th.not_neg_zero);
+      if (warp == 0) {
+        typename exact_thread<IN>::pair_type q;
+        if (lane < WARPS) {
+          q.a0 = sh.pairs[lane][0];
+          q.a1 = sh.pairs[lane][1];
+        }
+        exact_pair_reduce<WARPS>(q, mine);
+        th.pair = q;
+        pushed = pushed || q.pushed;
+      }
+      const bool used = __syncthreads_or(pushed);
+      if (used) { // every warp's state may hold pushes
+        for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+          (&sh.states[0][0])[i] = 0;
+        __syncthreads();
+      }
+      if (warp == 0)
+        exact_piece_end<IN>(in, th.pair, used, not_neg_zero, p, k, chunk, S, P, O, true, mine, sh);
+      __syncthreads(); // pairs free again
+    }
+
+    // The slow path of the outputs listed: the whole block each, states clear.
+    const unsigned redo_n = sh.redo_count;
+    for (unsigned r = 0; r < redo_n; ++r) {
+      const uint64_t s = sh.redo[r];
+      exact_chunked_output_block<IN>(in, (uint64_t)mem_begin(S, s), (uint64_t)mem_begin(S, s + 1), O, s,
+                                     sh.states);
+    }
+    __syncthreads(); // everyone has read this chunk's shared values before the next overwrites them
+  }
+}
+
+} // namespace cr
