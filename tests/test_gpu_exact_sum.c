@@ -264,11 +264,11 @@ static void rows_in_teams_of_four_should_match_cpu(void **state) {
   }
 }
 
-/* One segment of 4000000 elements summed by one block: the largest finite value with every
-   64th element the smallest subnormal (bits 1), then magnitude runs. The first passes the bound
-   below which e5m2 and f16 pairs add in plain f64 (exact_plain_log2: 2^37, reached by the
-   block's sum, and 2^29, by a thread's), so the pairs hand over to TwoSum with the subnormals'
-   bits still to keep; e4m3's 2^44 is out of reach. */
+/* One segment of 4000000 elements, summed in chunks by many blocks: the largest finite value
+   with every 64th element the smallest subnormal (bits 1), then magnitude runs. The first
+   passes the bound below which e5m2 and f16 pairs add in plain f64 (exact_plain_log2: 2^37,
+   reached when the chunks' pairs are added up, and 2^29, by a chunk's), so the pairs hand over
+   to TwoSum with the subnormals' bits still to keep; e4m3's 2^44 is out of reach. */
 static void rows_segment_past_the_plain_bound_should_match_cpu(void **state) {
   (void)state;
   const uint64_t n = 4000000;
