@@ -126,7 +126,8 @@ __device__ void exact_piece_end(const storage_t<IN> *in, const exact_pair<PLAIN>
 
 template <cureduce_dtype IN>
 __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN, EXACT_AXIS_BLOCK))
-    exact_chunked(const storage_t<IN> *__restrict__ in, segment_layout S, exact_chunk_plan P, exact_outputs O) {
+    exact_chunked(const storage_t<IN> *__restrict__ in, segment_layout S, exact_chunk_plan P,
+                  exact_outputs O) {
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_chunk_shared sh;
   for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
@@ -138,7 +139,8 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
   // chunks_per_block a block of this grid.
   const int64_t total = seq_begin(S, S.count);
   const int64_t spread = (int64_t)gridDim.x * P.chunks_per_block;
-  const int64_t by_workspace = (total + P.max_chunks - 1) / P.max_chunks, by_grid = (total + spread - 1) / spread;
+  const int64_t by_workspace = (total + P.max_chunks - 1) / P.max_chunks,
+                by_grid = (total + spread - 1) / spread;
   int64_t chunk = by_workspace > by_grid ? by_workspace : by_grid;
   chunk = chunk > P.min_chunk ? chunk : P.min_chunk;
   const int64_t chunks = total > 0 ? (total + chunk - 1) / chunk : 1;
