@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -297,6 +298,45 @@ static void rows_segment_past_the_plain_bound_should_match_cpu(void **state) {
         for (int k = 0; k < nout; ++k)
           check_axis_call(OPS[o], in, outs[k], 2, &m,
                           fill == 0 ? "largest values and subnormals" : "magnitude-runs", 1);
+    }
+  }
+  CUDA_OK(cudaFree(d_offsets));
+}
+
+static int compare_offsets(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* 20000 segments over 3000 elements (most empty, starting 5 elements in): more segments than
+   chunks can spread, so a warp takes each segment (exact_chunked's many-segments path). */
+static void rows_many_segments_over_few_elements_should_match_cpu(void **state) {
+  (void)state;
+  enum { NSEG = 20000, FIRST = 5, LAST = 3005 };
+  static const ex_pattern PATTERNS[] = {EX_UNIFORM, EX_ALL_EXPONENTS, EX_INF_NAN, EX_NEAR_TIES, EX_NEG_ZEROS};
+  static int64_t offsets[NSEG + 1];
+  uint64_t rng = tu_seed() + 8;
+  offsets[0] = FIRST;
+  offsets[NSEG] = LAST;
+  for (int k = 1; k < NSEG; ++k)
+    offsets[k] = FIRST + (int64_t)(tu_next(&rng) % (LAST - FIRST + 1));
+  qsort(offsets + 1, NSEG - 1, sizeof *offsets, compare_offsets);
+  int64_t *d_offsets;
+  CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
+  CUDA_OK(cudaMemcpy(d_offsets, offsets, sizeof offsets, cudaMemcpyHostToDevice));
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d) {
+    const cureduce_dtype in = INPUTS[d];
+    if (!input_wanted(in))
+      continue;
+    cureduce_dtype outs[3];
+    const int nout = outputs_of(in, outs);
+    for (size_t p = 0; p < sizeof PATTERNS / sizeof *PATTERNS; ++p) {
+      ex_fill(in, g_host, LAST, PATTERNS[p], &rng);
+      CUDA_OK(cudaMemcpy(g_in, g_host, LAST * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
+      const axis_case m = {1, LAST, LAST, 1, NSEG, offsets, d_offsets};
+      for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+        for (int k = 0; k < nout; ++k)
+          check_axis_call(OPS[o], in, outs[k], 2, &m, EX_PATTERN_NAMES[PATTERNS[p]], 1);
     }
   }
   CUDA_OK(cudaFree(d_offsets));
@@ -653,6 +693,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(rows_cols_segments_axes_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_in_teams_of_four_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_segment_past_the_plain_bound_should_match_cpu, count_test),
+      cmocka_unit_test_setup(rows_many_segments_over_few_elements_should_match_cpu, count_test),
       cmocka_unit_test_setup(split_states_should_give_one_call_bits, count_test),
       cmocka_unit_test_setup(random_states_should_round_as_on_the_cpu, count_test),
       cmocka_unit_test_setup(graph_capture_should_replay_exactly, count_test),

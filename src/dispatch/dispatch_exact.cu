@@ -275,7 +275,7 @@ extern "C" cureduce_status cr_launch_exact_rows(cureduce_op op, cureduce_dtype i
 #undef CALL
 }
 
-// Segments take a block each: their lengths are on the device.
+// Segments: their lengths are on the device, so the kernel cuts them (exact_chunked.cuh).
 extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dtype in, cureduce_dtype out,
                                                     const void *d_in, uint64_t count,
                                                     const int64_t *d_offsets, void *d_out,

@@ -20,6 +20,8 @@ namespace cr {
 
 // Pieces longer than a chunk / EXACT_LONG_PIECE are summed by the whole block.
 constexpr int EXACT_LONG_PIECE = 8;
+// Segments a chunk may hold, on average, before a warp takes each segment instead.
+constexpr uint64_t EXACT_SPREAD_SEGMENTS = 64;
 // Outputs a chunk can hand to the block's slow path: its long whole segments and the (at most
 // two) crossing segments whose last pair it left.
 constexpr int EXACT_REDO_MAX = EXACT_LONG_PIECE + 2;
@@ -132,30 +134,42 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
   __shared__ exact_chunk_shared sh;
   for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
     (&sh.states[0][0])[i] = 0;
+  __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   exact_word *const mine = sh.states[warp];
 
-  // The chunk: at least min_chunk elements, at most max_chunks of them, and about
-  // chunks_per_block a block of this grid.
+  // The chunk: at least min_chunk elements, about chunks_per_block a block of this grid but at
+  // most 8 EXACT_CHUNK (so a chunk has fewer than 8 long pieces, and short ones take the
+  // warp's slow path), and at most max_chunks of them (that alone makes chunks longer, beyond
+  // 2^42 elements: more than a GPU holds).
   const int64_t total = seq_begin(S, S.count);
-  const int64_t spread = (int64_t)gridDim.x * P.chunks_per_block;
-  const int64_t by_workspace = (total + P.max_chunks - 1) / P.max_chunks,
-                by_grid = (total + spread - 1) / spread;
-  int64_t chunk = by_workspace > by_grid ? by_workspace : by_grid;
+  const int64_t spread = (int64_t)gridDim.x * P.chunks_per_block,
+                longest = EXACT_LONG_PIECE * (int64_t)EXACT_CHUNK;
+  const int64_t by_workspace = (total + P.max_chunks - 1) / P.max_chunks;
+  int64_t chunk = (total + spread - 1) / spread;
+  chunk = chunk < longest ? chunk : longest;
   chunk = chunk > P.min_chunk ? chunk : P.min_chunk;
+  chunk = chunk > by_workspace ? chunk : by_workspace;
   const int64_t chunks = total > 0 ? (total + chunk - 1) / chunk : 1;
-  const int64_t short_max =
-      chunk / EXACT_LONG_PIECE < (int64_t)EXACT_CHUNK ? chunk / EXACT_LONG_PIECE : (int64_t)EXACT_CHUNK;
+  const int64_t short_max = chunk / EXACT_LONG_PIECE;
+
+  // Many segments over few elements (more than EXACT_SPREAD_SEGMENTS a chunk: chunks cannot
+  // split empty segments, so a few blocks would take them all): a warp a segment instead, by
+  // the slow path, which needs no team. Every segment is then shorter than EXACT_CHUNK.
+  if ((uint64_t)chunks * EXACT_SPREAD_SEGMENTS < S.count && total <= (int64_t)EXACT_CHUNK) {
+    for (uint64_t s = (uint64_t)blockIdx.x * WARPS + warp; s < S.count; s += (uint64_t)gridDim.x * WARPS)
+      exact_chunked_output_warp<IN>(in, (uint64_t)mem_begin(S, s), (uint64_t)mem_begin(S, s + 1), O, s, mine);
+    return;
+  }
 
   for (int64_t k = blockIdx.x; k < chunks; k += gridDim.x) {
     const int64_t cb = k * chunk;
     if (warp == 0) {
-      const uint64_t lo = warp_lower_bound(S, cb);
-      // The last chunk also takes the empty segments that start at the very end.
-      const uint64_t hi = k + 1 == chunks ? S.count : warp_lower_bound(S, cb + chunk);
+      uint64_t lo, hi;
+      chunk_segments(S, k, chunk, chunks, lo, hi);
       if (lane == 0) {
-        sh.s_lo = lo < S.count ? lo : S.count;
-        sh.s_hi = hi < S.count ? hi : S.count;
+        sh.s_lo = lo;
+        sh.s_hi = hi;
         sh.long_count = 0;
         sh.redo_count = 0;
       }

@@ -82,6 +82,18 @@ __device__ __forceinline__ uint64_t warp_lower_bound(const segment_layout &S, in
   return lo;
 }
 
+// The segments with a piece in chunk k of `chunks` (chunk elements each), into lo and hi: the
+// first that starts in it (or count), and the first that starts in the next (for the last
+// chunk, count: it also takes the empty segments that start at the very end). One full warp;
+// every lane gets both.
+__device__ __forceinline__ void chunk_segments(const segment_layout &S, int64_t k, int64_t chunk,
+                                               int64_t chunks, uint64_t &lo, uint64_t &hi) {
+  lo = warp_lower_bound(S, k * chunk);
+  hi = k + 1 == chunks ? S.count : warp_lower_bound(S, k * chunk + chunk);
+  lo = lo < S.count ? lo : S.count;
+  hi = hi < S.count ? hi : S.count;
+}
+
 // One segment's piece inside a chunk, and what to do with its result.
 struct piece {
   uint64_t seg;
@@ -194,12 +206,11 @@ __global__ void __launch_bounds__(BLOCK)
   for (int64_t k = blockIdx.x; k < chunks; k += gridDim.x) {
     const int64_t cb = k * chunk;
     if (warp == 0) {
-      const uint64_t lo = warp_lower_bound(S, cb);
-      // The last chunk also takes the empty segments that start at the very end.
-      const uint64_t hi = k + 1 == chunks ? S.count : warp_lower_bound(S, cb + chunk);
+      uint64_t lo, hi;
+      chunk_segments(S, k, chunk, chunks, lo, hi);
       if (lane == 0) {
-        s_lo_shared = lo < S.count ? lo : S.count;
-        s_hi_shared = hi < S.count ? hi : S.count;
+        s_lo_shared = lo;
+        s_hi_shared = hi;
         long_count = 0;
       }
     }
