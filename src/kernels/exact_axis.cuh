@@ -41,6 +41,18 @@ struct exact_outputs {
   char *out;
 };
 
+// Clear one warp's state (every lane calls it) or, with every thread of the block, all the
+// warps' states (the caller then waits at a barrier before they are used).
+__device__ __forceinline__ void exact_clear_warp_state(exact_word *s) {
+  for (int i = threadIdx.x & 31; i < EXACT_STATE_WORDS; i += 32)
+    s[i] = 0;
+  __syncwarp();
+}
+__device__ __forceinline__ void exact_clear_states(exact_word (*s)[EXACT_STATE_WORDS]) {
+  for (int i = threadIdx.x; i < EXACT_AXIS_WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
+    (&s[0][0])[i] = 0;
+}
+
 // Round the exact sum a0 + a1 of `count` elements into output o, where cr_exact_pair_value can.
 // Returns false where it cannot (the caller then sums the output again into a state). An
 // empty segment's mean is left untouched.
@@ -112,9 +124,7 @@ __device__ void exact_round_warp(const exact_thread<IN> &th, uint64_t count, con
   if (count > 0 || !O.mean)
     exact_write_result_warp(reinterpret_cast<const int64_t *>(s), O.mean, O.dtype, O.out + o * O.size);
   __syncwarp();
-  for (int i = lane; i < EXACT_STATE_WORDS; i += 32)
-    s[i] = 0;
-  __syncwarp();
+  exact_clear_warp_state(s);
 }
 
 // The slow path of one output of at most EXACT_CHUNK elements, by one warp: its elements into
@@ -172,9 +182,35 @@ __device__ void exact_output_block(const storage_t<IN> *in, uint64_t begin, uint
   if (warp == 0 && (end > begin || !O.mean))
     exact_write_result_warp(reinterpret_cast<const int64_t *>(s[0]), O.mean, O.dtype, O.out + o * O.size);
   __syncthreads();
-  for (int i = threadIdx.x; i < EXACT_AXIS_WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
-    (&s[0][0])[i] = 0;
+  exact_clear_states(s);
   __syncthreads();
+}
+
+// The pairs of the block's threads added into thread 0's (th.pair), through `pairs` (a pair a
+// warp in shared memory), and whether any thread's element was not -0.0 into not_neg_zero.
+// Every thread calls it; returns, in every thread, whether any pair pushed.
+template <cureduce_dtype IN>
+__device__ __forceinline__ bool exact_block_pair(exact_thread<IN> &th, double (*pairs)[2], bool &not_neg_zero,
+                                                 exact_word *mine) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  exact_pair_reduce<32>(th.pair, mine);
+  bool pushed = th.pair.pushed;
+  if (lane == 0) {
+    pairs[warp][0] = th.pair.a0;
+    pairs[warp][1] = th.pair.a1;
+  }
+  not_neg_zero = __syncthreads_or(th.not_neg_zero);
+  if (warp == 0) {
+    typename exact_thread<IN>::pair_type p;
+    if (lane < EXACT_AXIS_WARPS) {
+      p.a0 = pairs[lane][0];
+      p.a1 = pairs[lane][1];
+    }
+    exact_pair_reduce<EXACT_AXIS_WARPS>(p, mine);
+    th.pair = p;
+    pushed = pushed || p.pushed;
+  }
+  return __syncthreads_or(pushed);
 }
 
 // exact_rows' blocks an SM: 3 (80 registers) where 64 registers spill, that is every team
@@ -194,8 +230,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // one a warp, clear between outputs
   __shared__ double pairs[WARPS][2];
-  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
-    (&states[0][0])[i] = 0;
+  exact_clear_states(states);
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   exact_word *const mine = states[warp];
@@ -217,11 +252,8 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
       const bool done = valid && rank == 0 && (pushed & team_mask) == 0 &&
                         exact_write_pair(th.pair, end - begin, not_neg_zero, O, s);
       unsigned redo = __ballot_sync(0xffffffffu, valid && rank == 0 && !done);
-      if (redo && pushed) {
-        for (int i = lane; i < EXACT_STATE_WORDS; i += 32)
-          mine[i] = 0;
-        __syncwarp();
-      }
+      if (redo && pushed)
+        exact_clear_warp_state(mine);
       for (; redo; redo &= redo - 1) {
         const uint64_t r = first + (unsigned)(__ffs(redo) - 1) / TEAM;
         exact_output_warp<IN>(in, S.begin(r), S.end(r), O, r, mine);
@@ -235,29 +267,12 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
       exact_thread<IN> th;
       if (fast)
         exact_add_range<IN, 4>(th, in, begin, end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
-      exact_pair_reduce<32>(th.pair, mine);
-      bool pushed = th.pair.pushed;
-      if (lane == 0) {
-        pairs[warp][0] = th.pair.a0;
-        pairs[warp][1] = th.pair.a1;
-      }
-      const bool not_neg_zero = __syncthreads_or(th.not_neg_zero);
-      if (warp == 0) {
-        typename exact_thread<IN>::pair_type p;
-        if (lane < WARPS) {
-          p.a0 = pairs[lane][0];
-          p.a1 = pairs[lane][1];
-        }
-        exact_pair_reduce<WARPS>(p, mine);
-        th.pair = p;
-        pushed = pushed || p.pushed;
-      }
-      const bool used = __syncthreads_or(pushed);
+      bool not_neg_zero;
+      const bool used = exact_block_pair(th, pairs, not_neg_zero, mine);
       const bool done =
           threadIdx.x != 0 || (fast && !used && exact_write_pair(th.pair, end - begin, not_neg_zero, O, s));
       if (__syncthreads_or(!done)) {
-        for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
-          (&states[0][0])[i] = 0;
+        exact_clear_states(states);
         __syncthreads();
         exact_output_block<IN>(in, begin, end, O, s, states);
       }

@@ -60,12 +60,6 @@ __device__ __noinline__ void exact_chunked_output_block(const storage_t<IN> *in,
   exact_output_block<IN>(in, begin, end, O, o, s);
 }
 
-__device__ __forceinline__ void exact_clear_warp_state(exact_word *s) {
-  for (int i = threadIdx.x & 31; i < EXACT_STATE_WORDS; i += 32)
-    s[i] = 0;
-  __syncwarp();
-}
-
 // A piece's pair (lane 0's) taken to its end by a full warp. `used`: a lane of the piece's team
 // pushed, so this warp's state is cleared first and the output takes the slow path. A whole
 // segment is rounded, or summed again by this warp (by the block, through sh.redo, when
@@ -132,8 +126,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
                   exact_outputs O) {
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_chunk_shared sh;
-  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
-    (&sh.states[0][0])[i] = 0;
+  exact_clear_states(sh.states);
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   exact_word *const mine = sh.states[warp];
@@ -202,27 +195,10 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
       const piece p = sh.long_pieces[e];
       exact_thread<IN> th;
       exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
-      exact_pair_reduce<32>(th.pair, mine);
-      if (lane == 0) {
-        sh.pairs[warp][0] = th.pair.a0;
-        sh.pairs[warp][1] = th.pair.a1;
-      }
-      bool pushed = th.pair.pushed;
-      const bool not_neg_zero = __syncthreads_or(th.not_neg_zero);
-      if (warp == 0) {
-        typename exact_thread<IN>::pair_type q;
-        if (lane < WARPS) {
-          q.a0 = sh.pairs[lane][0];
-          q.a1 = sh.pairs[lane][1];
-        }
-        exact_pair_reduce<WARPS>(q, mine);
-        th.pair = q;
-        pushed = pushed || q.pushed;
-      }
-      const bool used = __syncthreads_or(pushed);
+      bool not_neg_zero;
+      const bool used = exact_block_pair(th, sh.pairs, not_neg_zero, mine);
       if (used) { // every warp's state may hold pushes
-        for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK)
-          (&sh.states[0][0])[i] = 0;
+        exact_clear_states(sh.states);
         __syncthreads();
       }
       if (warp == 0)
