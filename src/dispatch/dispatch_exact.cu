@@ -105,10 +105,20 @@ cureduce_status launch_row_teams(const void *d_in, const cr::exact_rows_layout &
   return cr::launch_status();
 }
 
+// The chunked kernel over the workspace's chunk region (ws: the axis workspace's exact region).
 template <cureduce_dtype IN>
-cureduce_status launch_chunked(const void *d_in, const cr::segment_layout &S, cr::exact_chunk_plan P,
+cureduce_status launch_chunked(const void *d_in, const cr::segment_layout &S, char *ws,
                                const cr::exact_outputs &O, cudaStream_t stream) {
-  P.chunks_per_block = segment_chunks_per_block(IN);
+  double2 *pairs = reinterpret_cast<double2 *>(ws + CHUNK_PAIRS_OFFSET);
+  unsigned *flags = reinterpret_cast<unsigned *>(ws + CHUNK_FLAGS_OFFSET);
+  const cr::exact_chunk_plan P{SEGMENT_CHUNK_MIN,
+                               SEGMENT_CHUNKS_MAX,
+                               segment_chunks_per_block(IN),
+                               pairs,
+                               pairs + SEGMENT_CHUNKS_MAX,
+                               flags,
+                               flags + SEGMENT_CHUNKS_MAX,
+                               reinterpret_cast<unsigned *>(ws + CHUNK_TICKETS_OFFSET)};
   const unsigned grid = (unsigned)sm_count() * cr::exact_rows_blocks_per_sm(IN, cr::EXACT_AXIS_BLOCK);
   cr::exact_chunked<IN>
       <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S, P, O);
@@ -283,19 +293,8 @@ extern "C" cureduce_status cr_launch_exact_segments(cureduce_op op, cureduce_dty
   const cr::segment_layout S{d_offsets, count, 0, 0};
   const cr::exact_outputs O = outputs(op, out, d_out);
   char *ws = static_cast<char *>(d_exact_workspace);
-  double2 *pairs = reinterpret_cast<double2 *>(ws + CHUNK_PAIRS_OFFSET);
-  unsigned *flags = reinterpret_cast<unsigned *>(ws + CHUNK_FLAGS_OFFSET);
-  cr::exact_chunk_plan P;
-  P.min_chunk = SEGMENT_CHUNK_MIN;
-  P.max_chunks = SEGMENT_CHUNKS_MAX;
-  P.chunks_per_block = 1; // the dtype's, set by launch_chunked
-  P.opening = pairs;
-  P.closing = pairs + SEGMENT_CHUNKS_MAX;
-  P.opening_flags = flags;
-  P.closing_flags = flags + SEGMENT_CHUNKS_MAX;
-  P.tickets = reinterpret_cast<unsigned *>(ws + CHUNK_TICKETS_OFFSET);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-#define CALL(D) launch_chunked<D>(d_in, S, P, O, s)
+#define CALL(D) launch_chunked<D>(d_in, S, ws, O, s)
   CR_EXACT_SWITCH(CALL)
 #undef CALL
 }
