@@ -134,6 +134,30 @@ template <int PLAIN> struct exact_pair {
     }
   }
 
+  // add(x)'s new pair where it pushes nothing (x and a0 below 2^1000, a second error of zero),
+  // with no branch: false where it would push, and then n0 and n1 mean nothing.
+  __device__ __forceinline__ bool add_quietly(double x, double &n0, double &n1) const {
+    const double s = __dadd_rn(a0, x), bp = __dadd_rn(s, -a0);
+    const double e = __dadd_rn(__dadd_rn(a0, -__dadd_rn(s, -bp)), __dadd_rn(x, -bp));
+    const double s2 = __dadd_rn(a1, e), bp2 = __dadd_rn(s2, -a1);
+    const double e2 = __dadd_rn(__dadd_rn(a1, -__dadd_rn(s2, -bp2)), __dadd_rn(e, -bp2));
+    n0 = s;
+    n1 = s2;
+    return fabs(x) < 0x1p1000 && fabs(a0) < 0x1p1000 && e2 == 0.0;
+  }
+
+  // add(x) to this pair and add(y) to q, the two chains' additions side by side: no branch
+  // between them unless one pushes.
+  __device__ __forceinline__ void add_beside(exact_pair &q, double x, double y, exact_word *block) {
+    double p0, p1, q0, q1;
+    if (add_quietly(x, p0, p1) & q.add_quietly(y, q0, q1)) {
+      a0 = p0, a1 = p1, q.a0 = q0, q.a1 = q1;
+    } else {
+      add(x, block);
+      q.add(y, block);
+    }
+  }
+
   // Every lane of a full warp calls it.
   __device__ __forceinline__ void flush(exact_word *block) const {
     exact_push_warp(block, a0);
@@ -370,6 +394,36 @@ template <cureduce_dtype IN> struct exact_thread {
           pair = add_elements(part[u], pair, block);
       }
     }
+  }
+
+  // Whether tile_beside() uses a second sum: for f64, whose every element takes a pair
+  // addition, a chain of a dozen dependent additions.
+  static constexpr bool TWO_CHAINS = IN == CUREDUCE_F64;
+
+  // tile(x), with `other` taking every second element where TWO_CHAINS: two chains of
+  // additions, half as long, so that a thread's last tile ends sooner. absorb(other) before
+  // the flush.
+  template <int U>
+  __device__ __forceinline__ void tile_beside(exact_thread &other, const vec16<storage_t<IN>> (&x)[U],
+                                              exact_word *block) {
+    if constexpr (TWO_CHAINS) {
+      static_assert(vec16<storage_t<IN>>::N == 2, "an element for each chain");
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        not_neg_zero |= !all_negative_zero<IN>(x[u]);
+        pair.add_beside(other.pair, (double)widen<IN>(x[u][0]), (double)widen<IN>(x[u][1]), block);
+      }
+    } else {
+      tile<U>(x, block);
+    }
+  }
+
+  // Another thread sum added into this one.
+  __device__ __forceinline__ void absorb(const exact_thread &o, exact_word *block) {
+    pair.add(o.pair.a0, block);
+    pair.add(o.pair.a1, block);
+    pair.pushed |= o.pair.pushed;
+    not_neg_zero |= o.not_neg_zero;
   }
 
   // The elements of one vector, one by one. Out of line (outside f64 it is the rare path);

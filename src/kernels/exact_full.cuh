@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
   shared.clear();
   exact_word *const block = shared.mine(); // this warp's copy
   const int tid = threadIdx.x;
-  exact_thread<IN> th;
+  exact_thread<IN> th, other; // other: the second chain of f64 (exact_thread::tile_beside)
 
   if (blockIdx.x == 0 && tid < (int)L.head)
     th.scalar(in[tid], block);
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
       x[u] = p[u * BLOCK];
-    th.template tile<UNROLL>(x, block);
+    th.template tile_beside<UNROLL>(other, x, block);
   }
   if (tile < L.tiles) { // the one partial tile, if any: vector by vector
     const uint64_t base = tile * (uint64_t)(BLOCK * UNROLL) + tid;
@@ -70,6 +70,8 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
   if (blockIdx.x == gridDim.x - 1 && tid < (int)L.tail)
     th.scalar(in[L.head + L.vectors * V::N + tid], block);
 
+  if constexpr (exact_thread<IN>::TWO_CHAINS)
+    th.absorb(other, block);
   th.flush(block);
   exact_word *const merged = shared.merge();
   exact_block_carry(merged);
