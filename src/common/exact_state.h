@@ -74,7 +74,7 @@ CR_HD int cr_exact_split(double x, int64_t d[3]) {
 
 /* Add x (any double: NaN and infinities are recorded) to the state's limbs and flags; the
    caller counts elements (CR_EXACT_COUNT). The host's way: the GPU adds with atomics
-   (device/exact_accumulate.cuh). */
+   (device/exact_block_state.cuh). */
 CR_HD void cr_exact_add(int64_t *w, double x) {
   if (x != 0.0 || !signbit(x))
     w[CR_EXACT_NOT_NEG_ZERO] = 1;

@@ -1,93 +1,18 @@
-// Exact accumulation on the GPU: how a thread sums its elements without losing a bit, and how
-// threads and blocks add what they hold into an exact state (common/exact_state.h). Layer:
-// device primitives. The method and the proof that it is exact: docs/exact.md.
+// Exact accumulation on the GPU: how a thread sums its elements without losing a bit, in a
+// pair of doubles and in tiles summed exactly in f32, and pushes what the pair cannot hold
+// into its block's state (exact_block_state.cuh). Layer: device primitives. The method and
+// the proof that it is exact: docs/exact.md.
 #pragma once
 
-#include "../common/exact_state.h"
 #include "acc_traits.cuh"
 #include "dtype_traits.cuh"
+#include "exact_block_state.cuh"
 #include "vector_fold.cuh"
 
 #include <stdint.h>
 #include <type_traits>
 
 namespace cr {
-
-// The words of a state that blocks hold in shared memory: the limbs and the four flags (the
-// element count is added once per launch, not per block).
-constexpr int EXACT_BLOCK_WORDS = CR_EXACT_COUNT;
-using exact_word = unsigned long long; // int64 words as the atomics take them (two's complement)
-
-// Add d to a 64-bit word in shared memory by two 32-bit atomic additions: the low half's,
-// whose old value says whether it wrapped, then the high half's with that carry. Many
-// additions in any order leave the word at its first value plus their sum (mod 2^64), once
-// all are done. A 64-bit shared atomic addition is a compare-and-swap loop on sm_90, which
-// lanes of a warp adding to the same word retry one by one; the 32-bit one is an instruction.
-__device__ __forceinline__ void shared_add64(exact_word *w, exact_word d) {
-  unsigned *const half = reinterpret_cast<unsigned *>(w); // little-endian: the low half first
-  const unsigned lo = (unsigned)d, old = atomicAdd(&half[0], lo);
-  const unsigned hi = (unsigned)(d >> 32) + (old + lo < old ? 1u : 0u);
-  if (hi != 0)
-    atomicAdd(&half[1], hi);
-}
-
-// Add x to a state in shared memory: NaN and infinities set their flag, a finite x its three
-// digits. Exact and order-free: integer additions. Out of line: it is the rare path of every
-// loop that calls it.
-__device__ __noinline__ void exact_push(exact_word *s, double x) {
-  if (isnan(x)) {
-    shared_add64(&s[CR_EXACT_NAN], 1ull);
-  } else if (isinf(x)) {
-    shared_add64(&s[x > 0 ? CR_EXACT_POS_INF : CR_EXACT_NEG_INF], 1ull);
-  } else {
-    int64_t d[3];
-    const int k = cr_exact_split(x, d);
-    if (k < 0)
-      return;
-#pragma unroll
-    for (int t = 0; t < 3; ++t)
-      if (d[t] != 0)
-        shared_add64(&s[k + t], (exact_word)d[t]);
-  }
-}
-
-// exact_push by every lane of a full warp at once, into the warp's own copy of the block's
-// state (exact_block: no other warp adds to s meanwhile). Lanes whose values fall on the same
-// three limbs (most of them, when a block flushes its threads' sums) add their digits with
-// warp reductions, and one lane of each such group adds the three sums to s with plain loads
-// and stores, in turn with the other groups' lanes: 64-bit shared atomics are
-// compare-and-swap loops on sm_90, slow even without contention. A digit (below 2^32 in
-// magnitude) goes to the 32-bit reduction as two 16-bit halves, whose sums over 32 lanes fit
-// 32 bits exactly.
-__device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
-  int64_t d[3] = {0, 0, 0};
-  const bool finite = isfinite(x);
-  const int k = finite ? cr_exact_split(x, d) : -1;
-  if (!finite)
-    exact_push(s, x); // a flag
-  const int lane = threadIdx.x & 31;
-  __syncwarp(); // the lanes' own atomic additions to s (exact_push) are seen by every leader
-  unsigned pending = __ballot_sync(0xffffffffu, k >= 0);
-  while (pending) { // one round per distinct limb index among the lanes
-    const int leader = __ffs(pending) - 1;
-    const int kl = __shfl_sync(0xffffffffu, k, leader);
-    const bool mine = k == kl && ((pending >> lane) & 1);
-    int64_t sum[3];
-#pragma unroll
-    for (int t = 0; t < 3; ++t) {
-      const int64_t v = mine ? d[t] : 0;
-      const unsigned lo = __reduce_add_sync(0xffffffffu, (unsigned)(v & 0xffff));
-      const int hi = (int)__reduce_add_sync(0xffffffffu, (unsigned)(int)(v >> 16));
-      sum[t] = (int64_t)hi * 65536 + (int64_t)lo;
-    }
-    if (lane == leader)
-#pragma unroll
-      for (int t = 0; t < 3; ++t)
-        s[kl + t] += (exact_word)sum[t];
-    __syncwarp(); // the next round's leader sees these sums
-    pending &= ~__ballot_sync(0xffffffffu, mine);
-  }
-}
 
 // log2 of 2^53 q for the input types whose values are all multiples of a quantum q large
 // enough to matter (their smallest subnormal: e4m3 2^-9, e5m2 2^-16, f16 2^-24), else 0. A sum
@@ -444,75 +369,5 @@ template <cureduce_dtype IN> struct exact_thread {
       block[CR_EXACT_NOT_NEG_ZERO] = 1;
   }
 };
-
-// A block's state in shared memory, one copy per warp: a warp's atomic additions then never
-// wait behind another warp's on the same limbs (at every block's flush all the warps add to
-// the same few limbs). merge() adds the copies into copy 0, which the block then carries and
-// publishes. Every thread calls clear() and merge() (barriers inside).
-template <int WARPS> struct exact_block {
-  exact_word w[WARPS][EXACT_BLOCK_WORDS];
-
-  __device__ __forceinline__ void clear() {
-    for (int i = threadIdx.x; i < WARPS * EXACT_BLOCK_WORDS; i += blockDim.x)
-      (&w[0][0])[i] = 0;
-    __syncthreads();
-  }
-  // The calling warp's copy.
-  __device__ __forceinline__ exact_word *mine() { return w[threadIdx.x / 32]; }
-  __device__ __forceinline__ exact_word *merge() {
-    __syncthreads();
-    for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += blockDim.x) {
-      exact_word sum = w[0][i];
-#pragma unroll
-      for (int k = 1; k < WARPS; ++k)
-        sum += w[k][i];
-      w[0][i] = sum;
-    }
-    __syncthreads();
-    return w[0];
-  }
-};
-
-// One carry step over limbs [0, CR_EXACT_LIMBS - 1), in parallel: limb i keeps its low 32
-// bits plus the carry of limb i - 1. The value is unchanged; limbs below 2^62 in magnitude
-// come out below 2^33. Every thread calls it (barriers inside).
-__device__ __forceinline__ void exact_block_carry(exact_word *block) {
-  __syncthreads();
-  int64_t carry = 0, mine = 0;
-  const int i = threadIdx.x;
-  if (i < CR_EXACT_LIMBS) {
-    mine = (int64_t)block[i];
-    carry = i < CR_EXACT_LIMBS - 1 ? mine >> CR_EXACT_LIMB_BITS : 0;
-  }
-  __syncthreads();
-  if (i < CR_EXACT_LIMBS)
-    block[i] = (exact_word)(mine - carry * CR_EXACT_DIGIT);
-  __syncthreads();
-  if (i < CR_EXACT_LIMBS - 1 && carry != 0)
-    atomicAdd(&block[i + 1], (exact_word)carry);
-  __syncthreads();
-}
-
-// Add the block's state to a global one (nonzero words only). Every thread calls it.
-__device__ __forceinline__ void exact_block_publish(const exact_word *block, exact_word *global) {
-  for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += blockDim.x)
-    if (block[i] != 0)
-      atomicAdd(&global[i], block[i]);
-}
-
-// One carry step on a global state that other kernels may be adding to at the same time:
-// each move of a carry is two atomic additions that leave the value unchanged. Limbs come out
-// below 2^33 in magnitude (plus whatever is added meanwhile). Threads 0..CR_EXACT_LIMBS - 2.
-__device__ __forceinline__ void exact_global_carry(exact_word *global) {
-  const int i = threadIdx.x;
-  if (i < CR_EXACT_LIMBS - 1) {
-    const int64_t v = (int64_t)__ldcg(&global[i]);
-    const int64_t carry = v >> CR_EXACT_LIMB_BITS;
-    if (carry != 0) {
-      atomicAdd(&global[i], (exact_word)(-carry * CR_EXACT_DIGIT));
-      atomicAdd(&global[i + 1], (exact_word)carry);
-    }
-  }
-}
 
 } // namespace cr
