@@ -3,9 +3,10 @@
 //
 // The grids follow the GPU's SM count: an exact result does not depend on the launch shape,
 // so nothing here needs to be the same on every GPU (docs/exact.md).
-#include "../kernels/exact_axis.cuh"
 #include "../kernels/exact_chunked.cuh"
+#include "../kernels/exact_cols.cuh"
 #include "../kernels/exact_full.cuh"
+#include "../kernels/exact_rows.cuh"
 #include "dispatch.h"
 #include "exact_plan.h"
 #include "launch_full.cuh"

@@ -3,7 +3,7 @@
 //
 // The segments laid end to end are cut into equal chunks, a few a block, and blocks take
 // chunks in turn, so one long segment is read by many blocks. In a chunk, each segment's
-// piece is summed into an exact pair (exact_axis.cuh): pieces of at most a chunk / 8 by a warp
+// piece is summed into an exact pair (exact_output.cuh): pieces of at most a chunk / 8 by a warp
 // each, longer ones (fewer than 8) by the whole block. A segment inside the chunk is rounded
 // from its pair. A segment that crosses chunks leaves its pair and flags for each chunk it
 // touches; the warp that leaves the last one (a ticket counted on the segment's first chunk)
@@ -13,7 +13,7 @@
 // into a full state, by the warp when a whole segment in one chunk, else by the block.
 #pragma once
 
-#include "exact_axis.cuh"
+#include "exact_output.cuh"
 #include "reduce_chunked.cuh"
 
 namespace cr {
