@@ -33,14 +33,23 @@ except AttributeError:
 
 
 _is_compiling = torch.compiler.is_compiling
+_cureduce.torch_path_setup(torch.Tensor, torch.nn.Parameter, torch.empty_strided, _current_stream)
+_native = _cureduce.torch_reduce
 
 
 def reduce(op, x, dim, acc, out, stream):
     # Meta tensors have no memory: the ops' fake kernels answer for them. Dynamo reaches this
     # with plain tensors when it traces the public function itself (cureduce was imported before
     # torch and compiled before any eager call), and must record the op, not the extension.
-    if type(x) in _PLAIN and (x.is_cuda or x.is_cpu) and not _is_compiling():
-        return _run(op, x, dim, acc, out, stream)
+    if not _is_compiling():
+        if stream is None:
+            # The whole of _run in one native call for a CUDA tensor whose plan is kept; None
+            # for any call it does not take.
+            done = _native(_PLANS, op, x, dim, acc, out)
+            if done is not None:
+                return done
+        if type(x) in _PLAIN and (x.is_cuda or x.is_cpu):
+            return _run(op, x, dim, acc, out, stream)
     return _through_ops(op, x, dim, acc, out, stream)
 
 
@@ -68,7 +77,8 @@ _PLANS = {}
 def _plan_of(op, x, dim, acc):
     """(op, dtype, acc ids, result dtype, layout, a, b, c, result shape and strides) of reducing
     x. Kept for an int or no dim (and a strided view's strides): working it out costs more than
-    the rest of a call's Python, and the same shapes come back call after call."""
+    the rest of a call's Python, and the same shapes come back call after call. The native path
+    (_cureduce.torch_reduce) reads the plans of tensors in C order by the same key."""
     contiguous = x.is_contiguous()
     key = None
     if dim is None or type(dim) is int:  # not bool, which hashes as an int

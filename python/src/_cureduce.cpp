@@ -1,12 +1,15 @@
 // The Python extension's native part: the C API's reductions over memory a framework owns,
 // named by pointers and a layout the Python layer (cureduce/_plan.py) works out from the array's
 // shape, strides and dim. The GPU path runs on the caller's device and stream, with handles
-// cached per (device, stream) (handle_cache.h); nothing here knows about any framework.
+// cached per (device, stream) (handle_cache.h). Nothing here knows about any framework; torch
+// tensors' eager calls have a native route of their own (torch_path.h).
 #include "cuda_context.h"
 #include "cureduce.h"
 #include "errors.h"
 #include "handle_cache.h"
 #include "interop.h"
+#include "reduce_call.h"
+#include "torch_path.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -21,43 +24,12 @@ using namespace cureduce_py;
 
 namespace {
 
-// How a reduction reads its input; the Python layer uses the same numbers (_plan.py).
-enum Layout : int {
-  FULL = 0, // a = n elements, one result
-  AXIS = 1, // a x b x c (outer, length, inner) in C order, reduced along b
-  ROWS = 2, // a rows of b elements, row i at i * c (ld): one result per row
-  COLS = 3, // the same matrix, one result per column
-};
-
 using bytes_in = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using bytes_out = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 std::string op_label(int op) {
   const char *name = cureduce_op_name(static_cast<cureduce_op>(op));
   return std::string("cureduce.") + (name ? name : "reduce");
-}
-
-struct Call {
-  cureduce_op op;
-  cureduce_dtype dtype, acc;
-  int layout;
-  const void *in;
-  uint64_t a, b, c;
-  void *out;
-};
-
-// A call from the Python layer's integers and addresses.
-Call make_call(int op, int dtype, int acc, int layout, uintptr_t data, uint64_t a, uint64_t b, uint64_t c,
-               uintptr_t out) {
-  return Call{static_cast<cureduce_op>(op),
-              static_cast<cureduce_dtype>(dtype),
-              static_cast<cureduce_dtype>(acc),
-              layout,
-              reinterpret_cast<const void *>(data),
-              a,
-              b,
-              c,
-              reinterpret_cast<void *>(out)};
 }
 
 cureduce_status run_cpu(const Call &k) {
@@ -100,27 +72,7 @@ Outcome prepare_gpu(int device, cudaStream_t stream, cureduce_handle *h) {
 // on `stream` of that device (asynchronous: nothing waits for the kernel).
 void reduce_ptr(int op, int dtype, int acc, int layout, uintptr_t data, uint64_t a, uint64_t b, uint64_t c,
                 uintptr_t out, int device, uintptr_t stream) {
-  const Call k = make_call(op, dtype, acc, layout, data, a, b, c, out);
-  Outcome result;
-  {
-    nb::gil_scoped_release unlocked; // other Python threads run meanwhile
-    if (device < 0) {
-      result.status = run_cpu(k);
-    } else {
-      DeviceGuard guard(device);
-      cureduce_handle h = nullptr;
-      const auto s = reinterpret_cast<cudaStream_t>(stream);
-      if (!guard.ok())
-        result = {CUREDUCE_ERROR_NO_DEVICE, "cureduce: cuda:" + std::to_string(device)};
-      else
-        result = prepare_gpu(device, s, &h);
-      if (result.ok())
-        result.status = run_gpu(h, k, s);
-    }
-  }
-  if (!result.ok() && result.what.empty())
-    result.what = op_label(op);
-  result.raise_if_failed();
+  reduce_or_raise(make_call(op, dtype, acc, layout, data, a, b, c, out), device, stream);
 }
 
 // The host time of one bare C call (the GPU path's cureduce_* function with its handle at
@@ -197,6 +149,29 @@ int resolve_acc(int op, int dtype, int acc) {
 
 } // namespace
 
+void cureduce_py::reduce_or_raise(const Call &k, int device, uintptr_t stream) {
+  Outcome result;
+  {
+    nb::gil_scoped_release unlocked; // other Python threads run meanwhile
+    if (device < 0) {
+      result.status = run_cpu(k);
+    } else {
+      DeviceGuard guard(device);
+      cureduce_handle h = nullptr;
+      const auto s = reinterpret_cast<cudaStream_t>(stream);
+      if (!guard.ok())
+        result = {CUREDUCE_ERROR_NO_DEVICE, "cureduce: cuda:" + std::to_string(device)};
+      else
+        result = prepare_gpu(device, s, &h);
+      if (result.ok())
+        result.status = run_gpu(h, k, s);
+    }
+  }
+  if (!result.ok() && result.what.empty())
+    result.what = op_label(k.op);
+  result.raise_if_failed();
+}
+
 NB_MODULE(_cureduce, m) {
   m.doc() = "cureduce's native part (use the cureduce package)";
   m.def("reduce_ptr", &reduce_ptr, nb::arg("op"), nb::arg("dtype"), nb::arg("acc"), nb::arg("layout"),
@@ -236,6 +211,7 @@ NB_MODULE(_cureduce, m) {
       },
       "Handles held: per (device, stream), owned by live CUDA graphs, and spare.");
   bind_interop(m);
+  bind_torch_path(m);
   m.attr("ACC_DEFAULT") = static_cast<int>(CUREDUCE_ACC_DEFAULT);
   m.attr("HOST_POINTER") = static_cast<int>(CUREDUCE_ERROR_HOST_POINTER);
   m.attr("INVALID_VALUE") = static_cast<int>(CUREDUCE_ERROR_INVALID_VALUE);

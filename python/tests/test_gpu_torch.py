@@ -122,6 +122,52 @@ def test_out_is_written_in_place_and_returned():
     torch.testing.assert_close(out, x.sum(1), rtol=1e-5, atol=1e-5)
 
 
+def test_the_native_path_takes_kept_plans_and_hands_back_the_rest():
+    """_cureduce.torch_reduce makes the eager call of a CUDA tensor in C order once its plan is
+    kept; every call it does not take comes back as None, for the Python path to make or refuse."""
+    from cureduce import _torch
+
+    native = _torch._native
+    x = torch.randn(37, 41, device=CUDA)
+    _torch._PLANS.clear()
+    assert native(_torch._PLANS, "sum", x, 1, "f64", None) is None  # no plan kept yet
+    expected = cureduce.sum(x, dim=1, acc="f64")  # keeps it
+    got = native(_torch._PLANS, "sum", x, 1, "f64", None)
+    assert got.dtype == torch.float64 and got.shape == (37,) and got.device == x.device
+    assert torch.equal(got, expected)
+    out = torch.full((37,), 7.0, dtype=torch.float64, device=CUDA)
+    assert native(_torch._PLANS, "sum", x, 1, "f64", out) is out
+    assert torch.equal(out, expected)
+    untouched = [
+        torch.full((37,), 7.0, device=CUDA),  # f32, not the result's f64
+        torch.full((38,), 7.0, dtype=torch.float64, device=CUDA),
+        torch.full((74,), 7.0, dtype=torch.float64, device=CUDA)[::2],
+        torch.full((37,), 7.0, dtype=torch.float64),  # on the CPU
+    ]
+    for wrong in untouched:
+        assert native(_torch._PLANS, "sum", x, 1, "f64", wrong) is None
+        with pytest.raises(ValueError):
+            cureduce.sum(x, dim=1, acc="f64", out=wrong)
+    torch.cuda.synchronize()
+    for wrong in untouched:
+        assert torch.equal(wrong.cpu(), torch.full(wrong.shape, 7.0, dtype=wrong.dtype))
+    cureduce.sum(x.T, dim=0, acc="f64")  # a strided view's plan is kept under its strides
+    assert native(_torch._PLANS, "sum", x.T, 0, "f64", None) is None
+    cureduce.sum(x.cpu(), dim=1, acc="f64")
+    assert native(_torch._PLANS, "sum", x.cpu(), 1, "f64", None) is None
+    assert native(_torch._PLANS, "sum", x, (1,), "f64", None) is None  # plans are kept for an int dim
+    assert native(_torch._PLANS, "sum", x, 1, ["f64"], None) is None  # unhashable: the Python path says why
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert native(_torch._PLANS, "sum", x.as_subclass(Sub), 1, "f64", None) is None
+    empty = torch.ones(3, 0, device=CUDA)
+    for _ in range(2):  # the second call finds the plan kept by the first, and still refuses
+        with pytest.raises(ValueError, match="zero elements"):
+            cureduce.max(empty, dim=1)
+
+
 def test_bad_arguments_raise_before_anything_is_written():
     x = torch.randn(3, 4, device=CUDA)
     out = torch.full((3,), 7.0, device=CUDA)

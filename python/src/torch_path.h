@@ -1,0 +1,13 @@
+// The eager call of a plain torch tensor whose plan the Python layer has kept: its checks, the
+// result's allocation and the reduction in one native call, which costs about half of doing the
+// same steps in Python (docs/design.md, "Python package"). Through Python's C API and torch's
+// Python methods only: the extension has no link to torch.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace cureduce_py {
+
+void bind_torch_path(nanobind::module_ &m);
+
+} // namespace cureduce_py
