@@ -7,11 +7,11 @@ status 1):
   - whole arrays of 2^10 .. max-n elements (f32, bf16, f16): sum, max, argmax;
   - rows and columns: (8192, 8192) along dim 0 and 1, (2^20, 64) along 1, (64, 2^20) along 0,
     and the strided view (8192, 8192)[:, :4096] along 1;
-  - host cost per call, the fastest of R loops of 20000 calls: the bare C call (timed in a C++
-    loop), the extension's call from Python, the public Python call, the same through
-    torch.ops.cureduce.reduce, and torch's own op; the Python call into out= should cost at most
-    3 us more than the C call (an allocating call adds the cost of torch.empty_strided, measured
-    beside it).
+  - host cost per call, the median over 4R rounds in which each of these runs a loop of 2000
+    calls in turn: the bare C call (timed in a C++ loop), the extension's call from Python, the
+    public Python call, the same through torch.ops.cureduce.reduce, and torch's own op; the
+    Python call into out= should cost at most 3 us more than the C call (an allocating call
+    adds the cost of torch.empty_strided, measured beside it).
 Times: GPU-paced (a batch of calls queued behind a spin kernel, between two events: the GPU's
 own time per call, median of R repeats) and host-paced (wall time per call of a loop of calls
 with no synchronisation but at its end: the launch rate, or the GPU's time where that is
@@ -77,19 +77,32 @@ def host_paced_us(fns, calls, reps):
     return [statistics.median(t) for t in times]
 
 
-def host_cost_us(fn, calls, reps):
-    """Host microseconds per call: the fastest of `reps` loops of `calls` calls, as timeit
-    reports, since a slower loop was slowed by something else on the host."""
-    fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(reps):
+def host_loop(fn, calls):
+    """A loop of `calls` calls of fn, returning its host microseconds per call (the work it
+    queued is waited for after the clock stops)."""
+
+    def timed():
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
-        best = min(best, (time.perf_counter() - t0) * 1e6 / calls)
+        us = (time.perf_counter() - t0) * 1e6 / calls
         torch.cuda.synchronize()
-    return best
+        return us
+
+    return timed
+
+
+def in_turns_us(loops, rounds):
+    """The median per call of each loop (a function returning its microseconds per call) over
+    `rounds` rounds in which the loops take turns, so that a slow spell of the host falls on all
+    of them alike (docs/design.md, "Python package")."""
+    for loop in loops:
+        loop()
+    times = [[] for _ in loops]
+    for _ in range(rounds):
+        for loop, mine in zip(loops, times):
+            mine.append(loop())
+    return [statistics.median(t) for t in times]
 
 
 def exact_sums(x, dim=None):
@@ -203,22 +216,23 @@ class Bench:
             strides = out.stride()
             dev, s = x.get_device(), torch.cuda.current_stream().cuda_stream
             args = (op, f32, f32, layout, x.data_ptr(), a, b, c, out.data_ptr(), dev, s)
-            calls, reps = 20000, self.args.reps
-            c_call = min(_cureduce.c_call_seconds(*args, calls) * 1e6 for _ in range(reps))
-            costs = [
-                ("C call (cureduce_* in a C++ loop)", c_call),
-                ("extension call (_cureduce.reduce_ptr)",
-                 host_cost_us(lambda: _cureduce.reduce_ptr(*args), calls, reps)),
-                ("cureduce.sum(x, out=o)", host_cost_us(lambda: cureduce.sum(x, dim=dim, out=out), calls, reps)),
-                ("cureduce.sum(x)", host_cost_us(lambda: cureduce.sum(x, dim=dim), calls, reps)),
-                ("torch.ops.cureduce.reduce", host_cost_us(
-                    lambda: torch.ops.cureduce.reduce(x, "sum", None if dim is None else [dim], None), calls, reps)),
-                ("torch.sum(x)", host_cost_us(lambda: torch.sum(x, dim=dim) if dim is not None else torch.sum(x),
-                                               calls, reps)),
-                ("torch.empty_strided (a result's allocation)", host_cost_us(
-                    lambda: torch.empty_strided(out_shape, strides, dtype=torch.float32, device=x.device), calls,
-                    reps)),
+            calls = 2000
+            ops_dim = None if dim is None else [dim]
+            loops = [
+                ("C call (cureduce_* in a C++ loop)", lambda: _cureduce.c_call_seconds(*args, calls) * 1e6),
+                ("extension call (_cureduce.reduce_ptr)", host_loop(lambda: _cureduce.reduce_ptr(*args), calls)),
+                ("cureduce.sum(x, out=o)", host_loop(lambda: cureduce.sum(x, dim=dim, out=out), calls)),
+                ("cureduce.sum(x)", host_loop(lambda: cureduce.sum(x, dim=dim), calls)),
+                ("torch.ops.cureduce.reduce",
+                 host_loop(lambda: torch.ops.cureduce.reduce(x, "sum", ops_dim, None), calls)),
+                ("torch.sum(x)",
+                 host_loop(lambda: torch.sum(x, dim=dim) if dim is not None else torch.sum(x), calls)),
+                ("torch.empty_strided (a result's allocation)", host_loop(
+                    lambda: torch.empty_strided(out_shape, strides, dtype=torch.float32, device=x.device), calls)),
             ]
+            times = in_turns_us([loop for _, loop in loops], 4 * self.args.reps)
+            costs = list(zip([name for name, _ in loops], times))
+            c_call = costs[0][1]
             into_out, allocating, alloc = costs[2][1], costs[3][1], costs[6][1]
             verdict = "PASS" if into_out - c_call <= HOST_OVERHEAD_LIMIT_US else "FAIL"
             lines.append("f32 sum of %s, dim=%s (us per call, host):" % ("x".join(map(str, shape)), dim))
