@@ -92,6 +92,17 @@ def host_loop(fn, calls):
     return timed
 
 
+def c_loop(args, calls):
+    """host_loop's counterpart for the bare C call, timed by the extension in a C++ loop."""
+
+    def timed():
+        us = _cureduce.c_call_seconds(*args, calls) * 1e6
+        torch.cuda.synchronize()
+        return us
+
+    return timed
+
+
 def in_turns_us(loops, rounds):
     """The median per call of each loop (a function returning its microseconds per call) over
     `rounds` rounds in which the loops take turns, so that a slow spell of the host falls on all
@@ -219,7 +230,7 @@ class Bench:
             calls = 2000
             ops_dim = None if dim is None else [dim]
             loops = [
-                ("C call (cureduce_* in a C++ loop)", lambda: _cureduce.c_call_seconds(*args, calls) * 1e6),
+                ("C call (cureduce_* in a C++ loop)", c_loop(args, calls)),
                 ("extension call (_cureduce.reduce_ptr)", host_loop(lambda: _cureduce.reduce_ptr(*args), calls)),
                 ("cureduce.sum(x, out=o)", host_loop(lambda: cureduce.sum(x, dim=dim, out=out), calls)),
                 ("cureduce.sum(x)", host_loop(lambda: cureduce.sum(x, dim=dim), calls)),

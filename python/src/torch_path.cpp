@@ -16,7 +16,7 @@ struct Torch {
   PyObject *tensor = nullptr, *parameter = nullptr; // the plain tensor types
   PyObject *empty_strided = nullptr, *current_stream = nullptr;
   PyObject *result_kwnames = nullptr; // ("dtype", "device"), empty_strided's keywords
-  PyObject *is_contiguous = nullptr, *get_device = nullptr, *data_ptr = nullptr;
+  PyObject *is_cuda = nullptr, *is_contiguous = nullptr, *get_device = nullptr, *data_ptr = nullptr;
   PyObject *dtype = nullptr, *shape = nullptr, *device = nullptr;
 };
 
@@ -78,7 +78,8 @@ nb::object torch_reduce(nb::handle plans, nb::handle op, nb::handle x, nb::handl
       !(dim.is_none() || PyLong_CheckExact(dim.ptr())))
     return nb::none();
   const Torch &t = *refs;
-  if (!is_contiguous(t, x.ptr()))
+  // Other accelerators' tensors have a device index too; only CUDA tensors are taken here.
+  if (checked(PyObject_GetAttr(x.ptr(), t.is_cuda)).ptr() != Py_True || !is_contiguous(t, x.ptr()))
     return nb::none();
   const nb::object dtype = checked(PyObject_GetAttr(x.ptr(), t.dtype));
   const nb::object shape = checked(PyObject_GetAttr(x.ptr(), t.shape));
@@ -136,13 +137,14 @@ void torch_path_setup(nb::handle tensor, nb::handle parameter, nb::handle empty_
   t->parameter = parameter.inc_ref().ptr();
   t->empty_strided = empty_strided.inc_ref().ptr();
   t->current_stream = current_stream.inc_ref().ptr();
-  t->result_kwnames = checked(PyTuple_Pack(2, interned("dtype"), interned("device"))).release().ptr();
+  t->dtype = interned("dtype");
+  t->device = interned("device");
+  t->result_kwnames = checked(PyTuple_Pack(2, t->dtype, t->device)).release().ptr();
+  t->is_cuda = interned("is_cuda");
   t->is_contiguous = interned("is_contiguous");
   t->get_device = interned("get_device");
   t->data_ptr = interned("data_ptr");
-  t->dtype = interned("dtype");
   t->shape = interned("shape");
-  t->device = interned("device");
   torch_refs = t;
 }
 

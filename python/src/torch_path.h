@@ -1,6 +1,6 @@
 // The eager call of a plain torch tensor whose plan the Python layer has kept: its checks, the
-// result's allocation and the reduction in one native call, which costs about half of doing the
-// same steps in Python (docs/design.md, "Python package"). Through Python's C API and torch's
+// result's allocation and the reduction in one native call, 0.2 to 0.5 µs less than the same
+// steps in Python (docs/design.md, "Python package"). Through Python's C API and torch's
 // Python methods only: the extension has no link to torch.
 #pragma once
 

@@ -156,6 +156,9 @@ def test_the_native_path_takes_kept_plans_and_hands_back_the_rest():
     cureduce.sum(x.cpu(), dim=1, acc="f64")
     assert native(_torch._PLANS, "sum", x.cpu(), 1, "f64", None) is None
     assert native(_torch._PLANS, "sum", x, (1,), "f64", None) is None  # plans are kept for an int dim
+    assert native(_torch._PLANS, "sum", x, True, "f64", None) is None  # True hashes as 1 but is no dim
+    with pytest.raises(TypeError, match="dim must be"):
+        cureduce.sum(x, dim=True, acc="f64")
     assert native(_torch._PLANS, "sum", x, 1, ["f64"], None) is None  # unhashable: the Python path says why
 
     class Sub(torch.Tensor):
@@ -163,9 +166,24 @@ def test_the_native_path_takes_kept_plans_and_hands_back_the_rest():
 
     assert native(_torch._PLANS, "sum", x.as_subclass(Sub), 1, "f64", None) is None
     empty = torch.ones(3, 0, device=CUDA)
-    for _ in range(2):  # the second call finds the plan kept by the first, and still refuses
-        with pytest.raises(ValueError, match="zero elements"):
-            cureduce.max(empty, dim=1)
+    with pytest.raises(ValueError, match="zero elements"):
+        cureduce.max(empty, dim=1)  # keeps the plan, then refuses
+    with pytest.raises(ValueError, match="zero elements"):
+        native(_torch._PLANS, "max", empty, 1, None, None)
+
+
+def test_the_native_path_runs_whole_arrays_on_the_current_stream():
+    from cureduce import _torch
+
+    x = torch.randn(1 << 16, device=CUDA, dtype=torch.float64)
+    expected = cureduce.sum(x)  # keeps the plan (dim=None: the whole array, a 0-d result)
+    s = torch.cuda.Stream()
+    before = _cureduce.handle_counts()["eager"]
+    with torch.cuda.stream(s):
+        got = _torch._native(_torch._PLANS, "sum", x, None, None, None)
+    assert _cureduce.handle_counts()["eager"] == before + 1  # a handle for s: the call ran there
+    s.synchronize()
+    assert got.shape == () and torch.equal(got, expected)
 
 
 def test_bad_arguments_raise_before_anything_is_written():
