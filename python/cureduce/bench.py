@@ -61,30 +61,21 @@ def held_batch_us(fn, batch, reps):
 def host_paced_us(fns, calls, reps):
     """For each function, the median wall time per call of a loop of `calls` calls with no
     synchronisation inside, up to the end of the last call's work: the host's launch rate, or
-    the GPU's time where that is longer. The functions' loops take turns, so that a slow spell
-    of the host falls on all of them alike."""
-    for fn in fns:
-        fn()
-    torch.cuda.synchronize()
-    times = [[] for _ in fns]
-    for _ in range(reps):
-        for fn, mine in zip(fns, times):
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            torch.cuda.synchronize()
-            mine.append((time.perf_counter() - t0) * 1e6 / calls)
-    return [statistics.median(t) for t in times]
+    the GPU's time where that is longer. The functions' loops take turns (in_turns_us)."""
+    return in_turns_us([timed_loop(fn, calls, until_done=True) for fn in fns], reps)
 
 
-def host_loop(fn, calls):
-    """A loop of `calls` calls of fn, returning its host microseconds per call (the work it
-    queued is waited for after the clock stops)."""
+def timed_loop(fn, calls, until_done=False):
+    """A loop of `calls` calls of fn, returning its microseconds per call: up to the end of the
+    work it queued when until_done, else the host's own time (that work is waited for after the
+    clock stops)."""
 
     def timed():
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
+        if until_done:
+            torch.cuda.synchronize()
         us = (time.perf_counter() - t0) * 1e6 / calls
         torch.cuda.synchronize()
         return us
@@ -93,7 +84,7 @@ def host_loop(fn, calls):
 
 
 def c_loop(args, calls):
-    """host_loop's counterpart for the bare C call, timed by the extension in a C++ loop."""
+    """timed_loop's counterpart for the bare C call, timed by the extension in a C++ loop."""
 
     def timed():
         us = _cureduce.c_call_seconds(*args, calls) * 1e6
@@ -231,14 +222,14 @@ class Bench:
             ops_dim = None if dim is None else [dim]
             loops = [
                 ("C call (cureduce_* in a C++ loop)", c_loop(args, calls)),
-                ("extension call (_cureduce.reduce_ptr)", host_loop(lambda: _cureduce.reduce_ptr(*args), calls)),
-                ("cureduce.sum(x, out=o)", host_loop(lambda: cureduce.sum(x, dim=dim, out=out), calls)),
-                ("cureduce.sum(x)", host_loop(lambda: cureduce.sum(x, dim=dim), calls)),
+                ("extension call (_cureduce.reduce_ptr)", timed_loop(lambda: _cureduce.reduce_ptr(*args), calls)),
+                ("cureduce.sum(x, out=o)", timed_loop(lambda: cureduce.sum(x, dim=dim, out=out), calls)),
+                ("cureduce.sum(x)", timed_loop(lambda: cureduce.sum(x, dim=dim), calls)),
                 ("torch.ops.cureduce.reduce",
-                 host_loop(lambda: torch.ops.cureduce.reduce(x, "sum", ops_dim, None), calls)),
+                 timed_loop(lambda: torch.ops.cureduce.reduce(x, "sum", ops_dim, None), calls)),
                 ("torch.sum(x)",
-                 host_loop(lambda: torch.sum(x, dim=dim) if dim is not None else torch.sum(x), calls)),
-                ("torch.empty_strided (a result's allocation)", host_loop(
+                 timed_loop(lambda: torch.sum(x, dim=dim) if dim is not None else torch.sum(x), calls)),
+                ("torch.empty_strided (a result's allocation)", timed_loop(
                     lambda: torch.empty_strided(out_shape, strides, dtype=torch.float32, device=x.device), calls)),
             ]
             times = in_turns_us([loop for _, loop in loops], 4 * self.args.reps)

@@ -93,9 +93,7 @@ nb::object torch_reduce(nb::handle plans, nb::handle op, nb::handle x, nb::handl
   const nb::object plan = nb::borrow(found); // held: nothing below may drop it from the dict
   if (!PyTuple_CheckExact(found) || PyTuple_GET_SIZE(found) != 10)
     return nb::none();
-  const long long device = method_long(x.ptr(), t.get_device);
-  if (device < 0)
-    return nb::none();
+  const long long device = method_long(x.ptr(), t.get_device); // >= 0: x is a CUDA tensor
   PyObject *const res_dtype = PyTuple_GET_ITEM(found, 3);
   PyObject *const res_shape = PyTuple_GET_ITEM(found, 8);
   nb::object result;
