@@ -1,12 +1,14 @@
 """PyTorch tensors. CUDA tensors run on the GPU path, on their device and the current stream (or
 stream=), CPU tensors on the CPU path; results are tensors from torch's allocator on x's device.
 
-Plain tensors go straight to the extension, the lowest host cost. The custom ops
+Plain tensors go straight to the extension, the lowest host cost: through _cureduce_torch, linked
+with libtorch, where it was built for this torch, else through torch's Python methods. The custom ops
 cureduce::reduce and cureduce::reduce_out, whose kernels are that same path, serve
 torch.compile and fake or subclassed tensors; the public functions are marked
 torch.compiler.allow_in_graph, so that Dynamo records them as calls and AOT tracing turns them
 into the ops."""
 
+import warnings
 from typing import List, Optional
 
 import torch
@@ -34,7 +36,31 @@ except AttributeError:
 
 _is_compiling = torch.compiler.is_compiling
 _cureduce.torch_path_setup(torch.Tensor, torch.nn.Parameter, torch.empty_strided, _current_stream)
-_native = _cureduce.torch_reduce
+
+
+def _libtorch_path():
+    """_cureduce_torch.reduce, the native path linked with libtorch, when it was built and for
+    this torch (its C++ interface changes between versions); else None."""
+    try:
+        from . import _torch_build
+    except ImportError:  # built without torch at hand (pip's isolated build, say)
+        return None
+    if _torch_build.TORCH_VERSION != torch.__version__:
+        return None
+    try:
+        from . import _cureduce_torch
+    except ImportError as e:
+        warnings.warn("cureduce: the torch module does not load (%s); calls take the slower path" % e, RuntimeWarning)
+        return None
+    return _cureduce_torch.reduce
+
+
+# The eager path for plain CUDA tensors whose plan is kept: the libtorch one where it can be
+# loaded, else the one through torch's Python methods; both take the same arguments.
+_native = _libtorch_path()
+NATIVE_PATH = "python-api" if _native is None else "libtorch"
+if _native is None:
+    _native = _cureduce.torch_reduce
 
 
 def reduce(op, x, dim, acc, out, stream):

@@ -28,7 +28,7 @@ import time
 import torch
 
 import cureduce
-from cureduce import _cureduce, _plan
+from cureduce import _cureduce, _plan, _torch
 
 HOLD_CYCLES_PER_CALL = 200_000  # GPU cycles of spin per queued call: well above Python's cost per call
 HOST_OVERHEAD_LIMIT_US = 3.0
@@ -241,7 +241,7 @@ class Bench:
             lines += ["  %-42s %7.2f" % (name, us) for name, us in costs]
             lines.append("  Python call (out=) - C call = %.2f us (limit %.1f): %s"
                          % (into_out - c_call, HOST_OVERHEAD_LIMIT_US, verdict))
-            lines.append("  Python call (allocating) - C call = %.2f us, of which %.2f us are the allocation's"
+            lines.append("  Python call (allocating) - C call = %.2f us (torch.empty_strided alone: %.2f us)"
                          % (allocating - c_call, alloc))
             for name, us in costs:
                 self.rows.append(dict(gpu=self.gpu, part="host", impl=name, dtype="float32", op="sum",
@@ -256,9 +256,9 @@ class Bench:
             w = csv.DictWriter(fh, fieldnames=list(self.rows[0]))
             w.writeheader()
             w.writerows(self.rows)
-        summary = ["cureduce %s Python bench on %s (torch %s%s)" % (
+        summary = ["cureduce %s Python bench on %s (torch %s%s; torch path: %s)" % (
             cureduce.__version__, self.gpu, torch.__version__,
-            ", cupy %s" % self.cupy.__version__ if self.cupy is not None else "")]
+            ", cupy %s" % self.cupy.__version__ if self.cupy is not None else "", _torch.NATIVE_PATH)]
         summary.append("us per call, cureduce vs torch (speed-up = torch / cureduce), GPU-paced, then host-paced:")
         case = lambda r: (r["part"], r["dtype"], r["op"], r["shape"], r["dim"])  # noqa: E731
         torch_host = {case(r): float(r["host_us"]) for r in self.rows if r["impl"] == "torch"}
@@ -303,7 +303,7 @@ def main(argv=None):
     if not torch.cuda.is_available():
         sys.exit("python -m cureduce.bench needs a CUDA GPU and PyTorch")
     bench = Bench(args)
-    print("cureduce Python bench on %s" % bench.gpu)
+    print("cureduce Python bench on %s (torch path: %s)" % (bench.gpu, _torch.NATIVE_PATH))
     if "whole" not in args.skip:
         bench.whole_arrays()
     if "rows" not in args.skip:

@@ -2,7 +2,9 @@
 // named by pointers and a layout the Python layer (cureduce/_plan.py) works out from the array's
 // shape, strides and dim. The GPU path runs on the caller's device and stream, with handles
 // cached per (device, stream) (handle_cache.h). Nothing here knows about any framework; torch
-// tensors' eager calls have a native route of their own (torch_path.h).
+// tensors' eager calls have a native route of their own (torch_path.h, and torch_native.cpp,
+// which reaches this module's reduction through the capsule of capi.h).
+#include "capi.h"
 #include "cuda_context.h"
 #include "cureduce.h"
 #include "errors.h"
@@ -172,6 +174,24 @@ void cureduce_py::reduce_or_raise(const Call &k, int device, uintptr_t stream) {
   result.raise_if_failed();
 }
 
+namespace {
+
+int reduce_for_capi(const Call *k, int device, uintptr_t stream) {
+  try {
+    reduce_or_raise(*k, device, stream);
+    return 0;
+  } catch (nb::python_error &e) {
+    e.restore();
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return -1;
+}
+
+const CApi capi{CAPI_VERSION, &reduce_for_capi};
+
+} // namespace
+
 NB_MODULE(_cureduce, m) {
   m.doc() = "cureduce's native part (use the cureduce package)";
   m.def("reduce_ptr", &reduce_ptr, nb::arg("op"), nb::arg("dtype"), nb::arg("acc"), nb::arg("layout"),
@@ -216,4 +236,5 @@ NB_MODULE(_cureduce, m) {
   m.attr("HOST_POINTER") = static_cast<int>(CUREDUCE_ERROR_HOST_POINTER);
   m.attr("INVALID_VALUE") = static_cast<int>(CUREDUCE_ERROR_INVALID_VALUE);
   m.attr("version") = cureduce_version();
+  m.attr("_C_API") = nb::capsule(&capi, CUREDUCE_PY_CAPI);
 }

@@ -122,12 +122,23 @@ def test_out_is_written_in_place_and_returned():
     torch.testing.assert_close(out, x.sum(1), rtol=1e-5, atol=1e-5)
 
 
-def test_the_native_path_takes_kept_plans_and_hands_back_the_rest():
-    """_cureduce.torch_reduce makes the eager call of a CUDA tensor in C order once its plan is
-    kept; every call it does not take comes back as None, for the Python path to make or refuse."""
+def _native_paths():
+    """The eager native paths this build has: through torch's Python methods, and the libtorch
+    module where it was built for this torch."""
     from cureduce import _torch
 
-    native = _torch._native
+    paths = [pytest.param(_cureduce.torch_reduce, id="python-api")]
+    if _torch.NATIVE_PATH == "libtorch":
+        paths.append(pytest.param(_torch._native, id="libtorch"))
+    return paths
+
+
+@pytest.mark.parametrize("native", _native_paths())
+def test_the_native_path_takes_kept_plans_and_hands_back_the_rest(native):
+    """A native path makes the eager call of a CUDA tensor in C order once its plan is kept;
+    every call it does not take comes back as None, for the Python path to make or refuse."""
+    from cureduce import _torch
+
     x = torch.randn(37, 41, device=CUDA)
     _torch._PLANS.clear()
     assert native(_torch._PLANS, "sum", x, 1, "f64", None) is None  # no plan kept yet
@@ -172,7 +183,8 @@ def test_the_native_path_takes_kept_plans_and_hands_back_the_rest():
         native(_torch._PLANS, "max", empty, 1, None, None)
 
 
-def test_the_native_path_runs_whole_arrays_on_the_current_stream():
+@pytest.mark.parametrize("native", _native_paths())
+def test_the_native_path_runs_whole_arrays_on_the_current_stream(native):
     from cureduce import _torch
 
     x = torch.randn(1 << 16, device=CUDA, dtype=torch.float64)
@@ -180,10 +192,21 @@ def test_the_native_path_runs_whole_arrays_on_the_current_stream():
     s = torch.cuda.Stream()
     before = _cureduce.handle_counts()["eager"]
     with torch.cuda.stream(s):
-        got = _torch._native(_torch._PLANS, "sum", x, None, None, None)
+        got = native(_torch._PLANS, "sum", x, None, None, None)
     assert _cureduce.handle_counts()["eager"] == before + 1  # a handle for s: the call ran there
     s.synchronize()
     assert got.shape == () and torch.equal(got, expected)
+
+
+def test_the_libtorch_path_is_taken_where_it_was_built_for_this_torch():
+    from cureduce import _torch
+
+    try:
+        from cureduce import _torch_build
+    except ImportError:
+        pytest.skip("built where torch was not importable: no libtorch module")
+    want = "libtorch" if _torch_build.TORCH_VERSION == torch.__version__ else "python-api"
+    assert _torch.NATIVE_PATH == want
 
 
 def test_bad_arguments_raise_before_anything_is_written():

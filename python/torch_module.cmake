@@ -1,0 +1,46 @@
+# cureduce_add_torch_module(HEADERS_OF OUT_DIR): the module cureduce._cureduce_torch
+# (src/torch_native.cpp), linked with libtorch, into OUT_DIR, taking cureduce.h from the target
+# HEADERS_OF. Built when the Python that builds can import a CUDA build of torch (a plain CMake
+# build, or `pip install --no-build-isolation .`), against that torch; otherwise the package
+# runs without it. OUT_DIR/_torch_build.py records the torch version it was built for, the only
+# one the package loads it under.
+function(cureduce_add_torch_module headers_of out_dir)
+  file(REMOVE ${out_dir}/_torch_build.py)
+  execute_process(
+    COMMAND "${Python_EXECUTABLE}" -c
+            "import os, torch; print(os.path.dirname(torch.__file__)); print(torch.__version__); print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); print(torch.version.cuda or '')"
+    OUTPUT_VARIABLE _torch OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc ERROR_QUIET)
+  if(NOT _rc EQUAL 0)
+    message(STATUS "cureduce: torch module not built: ${Python_EXECUTABLE} cannot import torch")
+    return()
+  endif()
+  string(REPLACE "\n" ";" _torch "${_torch}")
+  list(GET _torch 0 _dir)
+  list(GET _torch 1 _version)
+  list(GET _torch 2 _abi)
+  list(LENGTH _torch _fields)
+  if(_fields LESS 4)
+    message(STATUS "cureduce: torch module not built: torch ${_version} is not a CUDA build")
+    return()
+  endif()
+  message(STATUS "cureduce: torch module built against torch ${_version} (${_dir})")
+  Python_add_library(_cureduce_torch MODULE WITH_SOABI ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/src/torch_native.cpp)
+  target_include_directories(_cureduce_torch SYSTEM PRIVATE ${_dir}/include ${_dir}/include/torch/csrc/api/include
+                                                             ${CUDAToolkit_INCLUDE_DIRS})
+  target_include_directories(_cureduce_torch PRIVATE $<TARGET_PROPERTY:${headers_of},INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(_cureduce_torch PRIVATE _GLIBCXX_USE_CXX11_ABI=${_abi})
+  target_compile_features(_cureduce_torch PRIVATE cxx_std_17)
+  target_compile_options(_cureduce_torch PRIVATE -Wall -Wextra)
+  target_link_libraries(_cureduce_torch PRIVATE ${_dir}/lib/libtorch_python.so ${_dir}/lib/libtorch_cuda.so ${_dir}/lib/libtorch_cpu.so
+                                                ${_dir}/lib/libc10_cuda.so ${_dir}/lib/libc10.so)
+  # torch is imported before the module loads, so its libraries are found by name; the paths
+  # only help a loader that is asked first.
+  set_target_properties(_cureduce_torch PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${out_dir} BUILD_RPATH ${_dir}/lib
+                                                   INSTALL_RPATH "$ORIGIN/../torch/lib")
+  file(WRITE ${out_dir}/_torch_build.py
+       "# Written by the build: the torch that cureduce._cureduce_torch was built against.\n"
+       "TORCH_VERSION = \"${_version}\"\n")
+  install(TARGETS _cureduce_torch LIBRARY DESTINATION cureduce COMPONENT python)
+  install(FILES ${out_dir}/_torch_build.py DESTINATION cureduce COMPONENT python)
+  add_dependencies(cureduce_python _cureduce_torch)
+endfunction()
