@@ -1,15 +1,21 @@
 # cureduce_add_torch_module(HEADERS_OF OUT_DIR): the module cureduce._cureduce_torch
 # (src/torch_native.cpp), linked with libtorch, into OUT_DIR, taking cureduce.h from the target
-# HEADERS_OF. Built when the Python that builds can import a CUDA build of torch (a plain CMake
-# build, or `pip install --no-build-isolation .`), against that torch; otherwise the package
-# runs without it. OUT_DIR/_torch_build.py records the torch version it was built for, the only
-# one the package loads it under.
+# HEADERS_OF. Built when the Python that builds can import a CUDA build of torch, against that
+# torch; otherwise the package runs without it. OUT_DIR/_torch_build.py records the torch
+# version it was built for, the only one the package loads it under.
 function(cureduce_add_torch_module headers_of out_dir)
   file(REMOVE ${out_dir}/_torch_build.py)
-  execute_process(
-    COMMAND "${Python_EXECUTABLE}" -c
-            "import os, torch; print(os.path.dirname(torch.__file__)); print(torch.__version__); print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); print(torch.version.cuda or '')"
-    OUTPUT_VARIABLE _torch OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc ERROR_QUIET)
+  set(_probe "import os, torch; print(os.path.dirname(torch.__file__)); print(torch.__version__); print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); print(torch.version.cuda or '')")
+  # First as the build runs Python (a CMake build, pip --no-build-isolation); then in isolated
+  # mode (-I), which leaves out the overlay of pip's isolated build and so finds the torch of the
+  # environment that `pip install .` installs into.
+  foreach(_flag "-c" "-Ic")
+    execute_process(COMMAND "${Python_EXECUTABLE}" ${_flag} "${_probe}" OUTPUT_VARIABLE _torch
+                    OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc ERROR_QUIET)
+    if(_rc EQUAL 0)
+      break()
+    endif()
+  endforeach()
   if(NOT _rc EQUAL 0)
     message(STATUS "cureduce: torch module not built: ${Python_EXECUTABLE} cannot import torch")
     return()

@@ -46,8 +46,8 @@ on any stream without sharing a workspace, and the handle is reused once CUDA de
 graph. Handles are not freed at exit (the CUDA context may be gone by then).
 
 PyTorch and torch.compile. Plain tensors go straight to the extension (the lowest host cost),
-through a module linked with libtorch where the package was built with torch at hand (pip
-install --no-build-isolation) for the torch now imported, else through torch's Python methods.
+through a module linked with libtorch where the package was built with torch installed, and
+for the torch now imported; else through torch's Python methods.
 The ops torch.ops.cureduce.reduce and torch.ops.cureduce.reduce_out (with fake kernels giving
 the result's shape and dtype) serve torch.compile, fake and other subclassed tensors; the
 public functions are registered with torch.compiler.allow_in_graph, so that
