@@ -52,15 +52,15 @@ def _libtorch_path():
     except ImportError as e:
         warnings.warn("cureduce: the torch module does not load (%s); calls take the slower path" % e, RuntimeWarning)
         return None
-    return _cureduce_torch.reduce
+    return _cureduce_torch
 
 
 # The eager path for plain CUDA tensors whose plan is kept: the libtorch one where it can be
-# loaded, else the one through torch's Python methods; both take the same arguments.
-_native = _libtorch_path()
-NATIVE_PATH = "python-api" if _native is None else "libtorch"
-if _native is None:
-    _native = _cureduce.torch_reduce
+# loaded (it keeps its own copy of the plans it has used, dropped by forget_plans), else the
+# one through torch's Python methods; both take the same arguments.
+_libtorch = _libtorch_path()
+NATIVE_PATH = "python-api" if _libtorch is None else "libtorch"
+_native = _cureduce.torch_reduce if _libtorch is None else _libtorch.reduce
 
 
 def reduce(op, x, dim, acc, out, stream):
@@ -120,9 +120,16 @@ def _plan_of(op, x, dim, acc):
     plan += (_plan.c_strides(plan[-1]),)
     if key is not None:
         if len(_PLANS) > 4096:
-            _PLANS.clear()
+            forget_plans()
         _PLANS[key] = plan
     return plan
+
+
+def forget_plans():
+    """Drops the kept plans, the native path's copies included."""
+    _PLANS.clear()
+    if _libtorch is not None:
+        _libtorch.forget()
 
 
 def _check_out(out, x, shape, dtype):

@@ -20,6 +20,8 @@
 #include <torch/csrc/utils/object_ptr.h>
 
 #include <cstdint>
+#include <functional>
+#include <unordered_map>
 
 namespace {
 
@@ -62,11 +64,105 @@ const at::Tensor *plain_cuda(PyObject *o) {
   return t.defined() && t.is_cuda() && t.has_storage() && t.is_contiguous() ? &t : nullptr;
 }
 
+// A plan as the Python layer keeps it (_torch._plan_of), read into C++.
+struct Plan {
+  long long ids[8]; // op, dtype, acc, (the result dtype, below), layout, a, b, c
+  at::ScalarType result_dtype;
+  Sizes shape, strides; // the result's
+};
+
+// What a plan's key holds: the op and acc objects themselves (the same objects call after
+// call, held while here so that no other object takes their address), x's dtype and shape,
+// and dim (an int, or none).
+struct Key {
+  PyObject *op, *acc;
+  at::ScalarType dtype;
+  bool has_dim;
+  long long dim;
+  Sizes sizes;
+  bool operator==(const Key &o) const {
+    return op == o.op && acc == o.acc && dtype == o.dtype && has_dim == o.has_dim && dim == o.dim &&
+           sizes == o.sizes;
+  }
+};
+
+struct KeyHash {
+  size_t operator()(const Key &k) const {
+    size_t h = std::hash<const void *>()(k.op) ^ std::hash<const void *>()(k.acc) * 31u;
+    h = h * 131u + static_cast<size_t>(k.dtype) + (k.has_dim ? static_cast<size_t>(k.dim) + 7u : 0u);
+    for (const int64_t n : k.sizes)
+      h = h * 1000003u ^ static_cast<size_t>(n);
+    return h;
+  }
+};
+
+// The plans found in `plans` so far: a call with the same key's parts skips building the key
+// tuple, the dict lookup and reading the plan (docs/design.md, "Python package"). Plans
+// depend on their key only, but forget() (_torch.forget_plans) drops these whenever _PLANS
+// is emptied, so that both hold the same plans. Never destroyed: its objects are released by
+// forget() only, while the interpreter lives.
+std::unordered_map<Key, Plan, KeyHash> &kept() {
+  static auto *k = new std::unordered_map<Key, Plan, KeyHash>;
+  return *k;
+}
+
+constexpr size_t KEPT_MAX = 4096; // as _PLANS
+
+void forget_kept() {
+  std::unordered_map<Key, Plan, KeyHash> old;
+  old.swap(kept()); // emptied before any object is released, whatever its release runs
+  for (auto &entry : old) {
+    Py_DECREF(entry.first.op);
+    Py_DECREF(entry.first.acc);
+  }
+}
+
+PyObject *forget(PyObject *, PyObject *) {
+  forget_kept();
+  Py_RETURN_NONE;
+}
+
+// plans[(op, x.dtype, x.shape, dim, acc)] read into `plan`; false where there is none (or it is
+// not a plan), with no Python error set.
+bool find_in(PyObject *plans, const Key &k, PyObject *dim, Plan *plan) {
+  // x.shape is a torch.Size, a tuple with tuple's hash and equality: a plain tuple finds its key.
+  THPObjectPtr shape(PyTuple_New(static_cast<Py_ssize_t>(k.sizes.size())));
+  if (!shape)
+    throw python_error();
+  for (size_t i = 0; i < k.sizes.size(); ++i) {
+    PyObject *n = PyLong_FromLongLong(k.sizes[i]);
+    if (!n)
+      throw python_error();
+    PyTuple_SET_ITEM(shape.get(), static_cast<Py_ssize_t>(i), n);
+  }
+  PyObject *const dtype = reinterpret_cast<PyObject *>(torch::getTHPDtype(k.dtype));
+  THPObjectPtr key(PyTuple_Pack(5, k.op, dtype, shape.get(), dim, k.acc));
+  if (!key)
+    throw python_error();
+  PyObject *found = PyDict_GetItemWithError(plans, key.get()); // borrowed
+  if (!found) {
+    PyErr_Clear(); // an unhashable acc: the Python path says what is wrong with it
+    return false;
+  }
+  // (op, dtype, acc ids, result dtype, layout, a, b, c, result shape, result strides)
+  Py_INCREF(found);
+  const THPObjectPtr held(found); // nothing below may drop it from the dict
+  if (!PyTuple_CheckExact(found) || PyTuple_GET_SIZE(found) != 10 ||
+      !THPDtype_Check(PyTuple_GET_ITEM(found, 3)) || !int_tuple(PyTuple_GET_ITEM(found, 8), plan->shape) ||
+      !int_tuple(PyTuple_GET_ITEM(found, 9), plan->strides))
+    return false;
+  for (Py_ssize_t i : {0, 1, 2, 4, 5, 6, 7})
+    if (!as_long(PyTuple_GET_ITEM(found, i), &plan->ids[i]))
+      return false;
+  plan->result_dtype = reinterpret_cast<THPDtype *>(PyTuple_GET_ITEM(found, 3))->scalar_type;
+  return true;
+}
+
 // reduce(plans, op, x, dim, acc, out): _cureduce.torch_reduce's contract. The reduction of x
 // as _torch._run makes it, where x is a plain CUDA tensor in C order whose plan
-// plans[(op, x.dtype, x.shape, dim, acc)] is kept, on the current stream; the result tensor
-// (`out` itself when given). None for any call this path does not take, for the Python path to
-// make it or explain why it cannot be made.
+// plans[(op, x.dtype, x.shape, dim, acc)] is kept (or was, before forget()), on the current
+// stream; the result tensor (`out` itself when given). None for any call this path does not
+// take, for the Python path to make it or explain why it cannot be made.
 PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   if (nargs != 6) {
@@ -78,46 +174,33 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   const at::Tensor *x = plain_cuda(args[2]);
   if (!x || !PyDict_CheckExact(plans) || !(dim == Py_None || PyLong_CheckExact(dim)))
     Py_RETURN_NONE;
-  // x.shape is a torch.Size, a tuple with tuple's hash and equality: a plain tuple finds its key.
   const auto sizes = x->sizes();
-  THPObjectPtr shape(PyTuple_New(static_cast<Py_ssize_t>(sizes.size())));
-  if (!shape)
-    return nullptr;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    PyObject *n = PyLong_FromLongLong(sizes[i]);
-    if (!n)
-      return nullptr;
-    PyTuple_SET_ITEM(shape.get(), static_cast<Py_ssize_t>(i), n);
-  }
-  PyObject *const dtype = reinterpret_cast<PyObject *>(torch::getTHPDtype(x->scalar_type()));
-  THPObjectPtr key(PyTuple_Pack(5, op, dtype, shape.get(), dim, acc));
-  if (!key)
-    return nullptr;
-  PyObject *found = PyDict_GetItemWithError(plans, key.get()); // borrowed
-  if (!found) {
-    PyErr_Clear(); // an unhashable acc: the Python path says what is wrong with it
-    Py_RETURN_NONE;
-  }
-  // (op, dtype, acc ids, result dtype, layout, a, b, c, result shape, result strides)
-  Py_INCREF(found);
-  const THPObjectPtr plan(found); // held: nothing below may drop it from the dict
-  long long item[8];
-  Sizes res_shape, res_strides;
-  if (!PyTuple_CheckExact(found) || PyTuple_GET_SIZE(found) != 10 ||
-      !THPDtype_Check(PyTuple_GET_ITEM(found, 3)) || !int_tuple(PyTuple_GET_ITEM(found, 8), res_shape) ||
-      !int_tuple(PyTuple_GET_ITEM(found, 9), res_strides))
-    Py_RETURN_NONE;
-  for (Py_ssize_t i : {0, 1, 2, 4, 5, 6, 7})
-    if (!as_long(PyTuple_GET_ITEM(found, i), &item[i]))
+  Key key{op, acc, x->scalar_type(), dim != Py_None, 0, Sizes(sizes.begin(), sizes.end())};
+  if (key.has_dim && !as_long(dim, &key.dim))
+    Py_RETURN_NONE; // beyond any axis: the Python path says so
+  auto entry = kept().find(key);
+  if (entry == kept().end()) {
+    Plan found;
+    if (!find_in(plans, key, dim, &found))
       Py_RETURN_NONE;
-  const auto res_dtype = reinterpret_cast<THPDtype *>(PyTuple_GET_ITEM(found, 3))->scalar_type;
+    if (kept().size() >= KEPT_MAX)
+      forget_kept();
+    Py_INCREF(op);
+    Py_INCREF(acc);
+    entry = kept().emplace(std::move(key), std::move(found)).first;
+  }
+  const Plan &plan = entry->second;
+  const long long *item = plan.ids;
+  const auto res_dtype = plan.result_dtype;
+  const Sizes &res_shape = plan.shape, &res_strides = plan.strides;
 
   at::Tensor made;
   const at::Tensor *result = nullptr;
   if (out == Py_None) {
-    // From the CUDA allocator straight, not through the dispatcher (0.3 to 0.5 µs less): the
-    // kernel writes the whole result, so no step a dispatcher adds to torch.empty_strided (a
-    // deterministic fill, a dispatch mode's record) has anything to do here.
+    // From the CUDA allocator straight, not through the dispatcher, which cost about 1 µs more
+    // (docs/design.md, "Python package"). The kernel writes the whole result, so no step a
+    // dispatcher adds to torch.empty_strided (a deterministic fill, a dispatch mode's record)
+    // has anything to do here.
     made = at::Tensor(at::detail::empty_strided_cuda(res_shape, res_strides, res_dtype, x->device()));
     result = &made;
   } else {
@@ -144,6 +227,7 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 }
 
 PyMethodDef methods[] = {
+    {"forget", &forget, METH_NOARGS, "Drops the plans reduce() has kept (_torch.forget_plans calls it)."},
     {"reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&reduce)), METH_FASTCALL,
      "reduce(plans, op, x, dim, acc, out): the eager reduction of a plain CUDA tensor in C order whose "
      "plan is in `plans`, on the current stream; None when the Python path must take the call."},

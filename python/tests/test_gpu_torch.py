@@ -140,12 +140,13 @@ def test_the_native_path_takes_kept_plans_and_hands_back_the_rest(native):
     from cureduce import _torch
 
     x = torch.randn(37, 41, device=CUDA)
-    _torch._PLANS.clear()
+    _torch.forget_plans()
     assert native(_torch._PLANS, "sum", x, 1, "f64", None) is None  # no plan kept yet
     expected = cureduce.sum(x, dim=1, acc="f64")  # keeps it
     got = native(_torch._PLANS, "sum", x, 1, "f64", None)
     assert got.dtype == torch.float64 and got.shape == (37,) and got.device == x.device
     assert torch.equal(got, expected)
+    assert torch.equal(native(_torch._PLANS, "sum", x, 1, "".join(["f", "64"]), None), expected)  # an equal acc
     out = torch.full((37,), 7.0, dtype=torch.float64, device=CUDA)
     assert native(_torch._PLANS, "sum", x, 1, "f64", out) is out
     assert torch.equal(out, expected)
