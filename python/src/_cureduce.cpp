@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <new>
 #include <string>
 
 namespace nb = nanobind;
@@ -182,8 +183,12 @@ int reduce_for_capi(const Call *k, int device, uintptr_t stream) {
     return 0;
   } catch (nb::python_error &e) {
     e.restore();
+  } catch (const std::bad_alloc &) {
+    PyErr_NoMemory();
   } catch (const std::exception &e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) { // nothing may cross the capsule's C boundary
+    PyErr_SetString(PyExc_RuntimeError, "cureduce: an unknown C++ exception");
   }
   return -1;
 }

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <tuple>
 #include <unordered_map>
 
 namespace {
@@ -106,7 +107,9 @@ std::unordered_map<Key, Plan, KeyHash> &kept() {
   return *k;
 }
 
-constexpr size_t KEPT_MAX = 4096; // as _PLANS
+// Emptied beyond this many, as _PLANS is. Op and acc objects made afresh for each call (not the
+// package's own) always miss, and so empty it every KEPT_MAX calls.
+constexpr size_t KEPT_MAX = 4096;
 
 void forget_kept() {
   std::unordered_map<Key, Plan, KeyHash> old;
@@ -167,7 +170,7 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   if (nargs != 6) {
     PyErr_SetString(PyExc_TypeError, "reduce(plans, op, x, dim, acc, out) takes 6 arguments");
-    return nullptr;
+    throw python_error(); // raised by HANDLE_TH_ERRORS, after any warnings it holds
   }
   PyObject *const plans = args[0], *const op = args[1], *const dim = args[3], *const acc = args[4];
   PyObject *const out = args[5];
@@ -183,11 +186,14 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     Plan found;
     if (!find_in(plans, key, dim, &found))
       Py_RETURN_NONE;
-    if (kept().size() >= KEPT_MAX)
+    if (kept().size() > KEPT_MAX)
       forget_kept();
-    Py_INCREF(op);
-    Py_INCREF(acc);
-    entry = kept().emplace(std::move(key), std::move(found)).first;
+    bool added = false;
+    std::tie(entry, added) = kept().emplace(std::move(key), std::move(found));
+    if (added) { // not where the dict lookup's own Python code has put the same key meanwhile
+      Py_INCREF(op);
+      Py_INCREF(acc);
+    }
   }
   const Plan &plan = entry->second;
   const long long *item = plan.ids;
@@ -218,7 +224,7 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
                              static_cast<uint64_t>(item[5]), static_cast<uint64_t>(item[6]),
                              static_cast<uint64_t>(item[7]), reinterpret_cast<uintptr_t>(result->data_ptr()));
   if (api->reduce(&k, device, stream) != 0)
-    return nullptr;
+    throw python_error();
   if (out == Py_None)
     return THPVariable_Wrap(std::move(made));
   Py_INCREF(out);
@@ -230,7 +236,8 @@ PyMethodDef methods[] = {
     {"forget", &forget, METH_NOARGS, "Drops the plans reduce() has kept (_torch.forget_plans calls it)."},
     {"reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&reduce)), METH_FASTCALL,
      "reduce(plans, op, x, dim, acc, out): the eager reduction of a plain CUDA tensor in C order whose "
-     "plan is in `plans`, on the current stream; None when the Python path must take the call."},
+     "plan is in `plans` (or was, before forget()), on the current stream; None when the Python path must "
+     "take the call."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module = {
