@@ -103,8 +103,8 @@ _PLANS = {}
 def _plan_of(op, x, dim, acc):
     """(op, dtype, acc ids, result dtype, layout, a, b, c, result shape and strides) of reducing
     x. Kept for an int or no dim (and a strided view's strides): working it out costs more than
-    the rest of a call's Python, and the same shapes come back call after call. The native path
-    (_cureduce.torch_reduce) reads the plans of tensors in C order by the same key."""
+    the rest of a call's Python, and the same shapes come back call after call. The native paths
+    (_native) read the plans of tensors in C order by the same key."""
     contiguous = x.is_contiguous()
     key = None
     if dim is None or type(dim) is int:  # not bool, which hashes as an int

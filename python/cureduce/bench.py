@@ -11,7 +11,7 @@ status 1):
     calls in turn: the bare C call (timed in a C++ loop), the extension's call from Python, the
     public Python call, the same through torch.ops.cureduce.reduce, and torch's own op; the
     Python call into out= should cost at most 3 us more than the C call (an allocating call
-    adds the cost of torch.empty_strided, measured beside it).
+    adds the result's allocation; torch.empty_strided from Python is timed beside it).
 Times: GPU-paced (a batch of calls queued behind a spin kernel, between two events: the GPU's
 own time per call, median of R repeats) and host-paced (wall time per call of a loop of calls
 with no synchronisation but at its end: the launch rate, or the GPU's time where that is

@@ -65,11 +65,12 @@ const at::Tensor *plain_cuda(PyObject *o) {
   return t.defined() && t.is_cuda() && t.has_storage() && t.is_contiguous() ? &t : nullptr;
 }
 
-// A plan as the Python layer keeps it (_torch._plan_of), read into C++.
+// A plan as the Python layer keeps it (_torch._plan_of), read into C++: the call without its
+// two addresses, and the result's dtype, shape and strides.
 struct Plan {
-  long long ids[8]; // op, dtype, acc, (the result dtype, below), layout, a, b, c
+  Call call;
   at::ScalarType result_dtype;
-  Sizes shape, strides; // the result's
+  Sizes shape, strides;
 };
 
 // What a plan's key holds: the op and acc objects themselves (the same objects call after
@@ -154,9 +155,14 @@ bool find_in(PyObject *plans, const Key &k, PyObject *dim, Plan *plan) {
       !THPDtype_Check(PyTuple_GET_ITEM(found, 3)) || !int_tuple(PyTuple_GET_ITEM(found, 8), plan->shape) ||
       !int_tuple(PyTuple_GET_ITEM(found, 9), plan->strides))
     return false;
+  long long item[8];
   for (Py_ssize_t i : {0, 1, 2, 4, 5, 6, 7})
-    if (!as_long(PyTuple_GET_ITEM(found, i), &plan->ids[i]))
+    if (!as_long(PyTuple_GET_ITEM(found, i), &item[i]))
       return false;
+  plan->call =
+      cureduce_py::make_call(static_cast<int>(item[0]), static_cast<int>(item[1]), static_cast<int>(item[2]),
+                             static_cast<int>(item[4]), 0, static_cast<uint64_t>(item[5]),
+                             static_cast<uint64_t>(item[6]), static_cast<uint64_t>(item[7]), 0);
   plan->result_dtype = reinterpret_cast<THPDtype *>(PyTuple_GET_ITEM(found, 3))->scalar_type;
   return true;
 }
@@ -196,9 +202,6 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     }
   }
   const Plan &plan = entry->second;
-  const long long *item = plan.ids;
-  const auto res_dtype = plan.result_dtype;
-  const Sizes &res_shape = plan.shape, &res_strides = plan.strides;
 
   at::Tensor made;
   const at::Tensor *result = nullptr;
@@ -207,22 +210,21 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     // (docs/design.md, "Python package"). The kernel writes the whole result, so no step a
     // dispatcher adds to torch.empty_strided (a deterministic fill, a dispatch mode's record)
     // has anything to do here.
-    made = at::Tensor(at::detail::empty_strided_cuda(res_shape, res_strides, res_dtype, x->device()));
+    made =
+        at::Tensor(at::detail::empty_strided_cuda(plan.shape, plan.strides, plan.result_dtype, x->device()));
     result = &made;
   } else {
     // The same checks as _torch._run's, which raises the error for an `out` that fails them.
     result = plain_cuda(out);
-    if (!result || result->scalar_type() != res_dtype || !result->sizes().equals(res_shape) ||
+    if (!result || result->scalar_type() != plan.result_dtype || !result->sizes().equals(plan.shape) ||
         result->device() != x->device())
       Py_RETURN_NONE;
   }
   const int device = x->get_device();
   const auto stream = reinterpret_cast<uintptr_t>(c10::cuda::getCurrentCUDAStream(device).stream());
-  const Call k =
-      cureduce_py::make_call(static_cast<int>(item[0]), static_cast<int>(item[1]), static_cast<int>(item[2]),
-                             static_cast<int>(item[4]), reinterpret_cast<uintptr_t>(x->const_data_ptr()),
-                             static_cast<uint64_t>(item[5]), static_cast<uint64_t>(item[6]),
-                             static_cast<uint64_t>(item[7]), reinterpret_cast<uintptr_t>(result->data_ptr()));
+  Call k = plan.call;
+  k.in = x->const_data_ptr();
+  k.out = result->data_ptr();
   if (api->reduce(&k, device, stream) != 0)
     throw python_error();
   if (out == Py_None)
