@@ -143,8 +143,10 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
 // multiples of u below 2^24 u, the lo parts multiples of 2^L below 2^(L + 24) when
 // u <= 2^(L + 25 - log2 W): both f32 sums are exact when E - L <= 48 - 2 log2 W, that is when
 // the tile's exponent fields (integer max and min of the bits) lie within SPREAD of each
-// other. Otherwise (rare in real data; every tile of adversarial data) the caller adds the
-// elements one by one.
+// other. Otherwise (rare in real data; every tile of adversarial data) sum_leaving_small()
+// leaves out the elements further below the largest, for the caller to add one by one: a
+// tile of uniform f32 data with one small element (about one tile in 4096) then costs one
+// pair addition, not sixteen.
 // fp8: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly in f32 with no
 // check; e5m2 values are multiples of 2^-16, summed in one f32 when all lie below 4 and split at
 // |x| = 1 into two such sums otherwise. f64 is never summed this way.
@@ -154,6 +156,11 @@ template <cureduce_dtype IN, int U> struct exact_tile {
   static constexpr int W = U * N; // elements summed
   static constexpr int LOG2W = W <= 4 ? 2 : W <= 8 ? 3 : W <= 16 ? 4 : W <= 32 ? 5 : 6;
   static_assert(W <= 64, "tiles of more than 64 elements need a wider check");
+  // Whether a declined tile keeps its elements near the largest as one sum (f32; 16-bit tiles,
+  // whose spreads are 29 and 32, rarely fail).
+  static constexpr bool LEAVES_SMALL = IN == CUREDUCE_F32;
+  static constexpr int P = IN == CUREDUCE_F32 ? 24 : IN == CUREDUCE_BF16 ? 8 : 11; // significand bits
+  static constexpr int SPREAD = 48 - 2 * LOG2W - P;
 
   // Element i of vector u as an f32 value (exact).
   static __device__ __forceinline__ float value(const V (&x)[U], int u, int i) {
@@ -188,10 +195,33 @@ template <cureduce_dtype IN, int U> struct exact_tile {
     return __fadd_rn(s0, s1);
   }
 
-  static __device__ __forceinline__ bool sum(const V (&x)[U], double &t) {
+  // The exact sum of K <= U vectors' f32 values whose nonzero exponent fields lie within SPREAD
+  // of hi, the largest: split at s and summed in four f32 chains.
+  template <int K> static __device__ __forceinline__ double split_sum(const float (&v)[K][N], int hi) {
+    // s = 1.5 2^23 u, u = 2^(E - 23 + log2 W), E = hi - 126: exponent field hi + 1 + log2 W.
+    const float s = __uint_as_float(((unsigned)(hi + 1 + LOG2W) << 23) | 0x400000u);
+    float sh0 = -0.0f, sh1 = -0.0f, sl0 = -0.0f, sl1 = -0.0f;
+#pragma unroll
+    for (int u = 0; u < K; ++u) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        const float h = __fadd_rn(__fadd_rn(v[u][i], s), -s), l = __fadd_rn(v[u][i], -h);
+        if (i % 2) {
+          sh1 = __fadd_rn(sh1, h);
+          sl1 = __fadd_rn(sl1, l);
+        } else {
+          sh0 = __fadd_rn(sh0, h);
+          sl0 = __fadd_rn(sl0, l);
+        }
+      }
+    }
+    // Each f32 sum is exact (any order), and so is their sum in f64 (49 bits at most).
+    return __dadd_rn((double)__fadd_rn(sh0, sh1), (double)__fadd_rn(sl0, sl1));
+  }
+
+  // hi: the largest exponent field, where the tile is declined (for add_vector_leaving_small).
+  static __device__ __forceinline__ bool sum(const V (&x)[U], double &t, int &hi_field) {
     if constexpr (IN == CUREDUCE_F32 || IN == CUREDUCE_BF16 || IN == CUREDUCE_F16) {
-      constexpr int P = IN == CUREDUCE_F32 ? 24 : IN == CUREDUCE_BF16 ? 8 : 11; // significand bits
-      constexpr int SPREAD = 48 - 2 * LOG2W - P;
       float v[U][N];
       unsigned mx = 0u, mn = ~0u;
 #pragma unroll
@@ -205,6 +235,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
         }
       }
       const int hi = (int)(mx >> 24), lo = max((int)((mn + 1u) >> 24), 1);
+      hi_field = hi;
       if (hi + LOG2W + 1 >= 255 || hi - lo > SPREAD) // also NaN and infinities (field 255)
         return false;
       if constexpr (P + LOG2W < 24) {
@@ -226,25 +257,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
           return true;
         }
       }
-      // s = 1.5 2^23 u, u = 2^(E - 23 + log2 W), E = hi - 126: exponent field hi + 1 + log2 W.
-      const float s = __uint_as_float(((unsigned)(hi + 1 + LOG2W) << 23) | 0x400000u);
-      float sh0 = -0.0f, sh1 = -0.0f, sl0 = -0.0f, sl1 = -0.0f;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) {
-          const float h = __fadd_rn(__fadd_rn(v[u][i], s), -s), l = __fadd_rn(v[u][i], -h);
-          if (i % 2) {
-            sh1 = __fadd_rn(sh1, h);
-            sl1 = __fadd_rn(sl1, l);
-          } else {
-            sh0 = __fadd_rn(sh0, h);
-            sl0 = __fadd_rn(sl0, l);
-          }
-        }
-      }
-      // Each f32 sum is exact (any order), and so is their sum in f64 (49 bits at most).
-      t = __dadd_rn((double)__fadd_rn(sh0, sh1), (double)__fadd_rn(sl0, sl1));
+      t = split_sum<U>(v, hi);
       return true;
     } else if constexpr (IN == CUREDUCE_F8_E4M3) {
       // Multiples of 2^-9 below 2^9: 64 of them (W <= 64) sum exactly in f32's 24 bits.
@@ -311,12 +324,17 @@ template <cureduce_dtype IN> struct exact_thread {
     for (int g = 0; g < U; g += G) {
       const Part &part = *reinterpret_cast<const Part *>(&x[g]);
       double t;
-      if (exact_tile<IN, G>::sum(part, t)) {
+      int hi;
+      if (exact_tile<IN, G>::sum(part, t, hi)) {
         pair.add(t, block);
       } else {
 #pragma unroll
-        for (int u = 0; u < G; ++u) // constant indices: the vectors stay in registers
-          pair = add_elements(part[u], pair, block);
+        for (int u = 0; u < G; ++u) { // constant indices: the vectors stay in registers
+          if constexpr (exact_tile<IN, G>::LEAVES_SMALL)
+            pair = add_vector_leaving_small<G>(part[u], hi, pair, block);
+          else
+            pair = add_elements(part[u], pair, block);
+        }
       }
     }
   }
@@ -349,6 +367,37 @@ template <cureduce_dtype IN> struct exact_thread {
     pair.add(o.pair.a1, block);
     pair.pushed |= o.pair.pushed;
     not_neg_zero |= o.not_neg_zero;
+  }
+
+  // One vector of a tile of G that exact_tile::sum declined, hi its largest exponent field: the
+  // elements within SPREAD of hi as one exact sum (split as the tile's), the others (nonzero,
+  // further below) one by one; all of them for NaN, infinities and tiles near the top of the
+  // range. Out of line, as add_elements.
+  template <int G>
+  static __device__ __noinline__ pair_type add_vector_leaving_small(vec16<storage_t<IN>> x, int hi,
+                                                                    pair_type p, exact_word *block) {
+    using Tile = exact_tile<IN, G>;
+    constexpr int N = vec16<storage_t<IN>>::N;
+    const bool split = hi + Tile::LOG2W + 1 < 255;
+    const unsigned below = !split ? ~0u : hi > Tile::SPREAD ? (unsigned)(hi - Tile::SPREAD) << 24 : 0u;
+    float v[1][N];
+    unsigned left = 0u;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      v[0][i] = static_cast<float>(widen<IN>(x[i])); // exact: f32 and the 16-bit types
+      const unsigned a = __float_as_uint(v[0][i]) << 1;
+      if (a != 0u && a < below) {
+        left |= 1u << i;
+        v[0][i] = 0.0f;
+      }
+    }
+    if (split)
+      p.add(Tile::template split_sum<1>(v, hi), block);
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if ((left >> i) & 1u)
+        p.add((double)widen<IN>(x[i]), block);
+    return p;
   }
 
   // The elements of one vector, one by one. Out of line (outside f64 it is the rare path);

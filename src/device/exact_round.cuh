@@ -123,7 +123,9 @@ __device__ __forceinline__ bool exact_value_lanes(const int64_t *w, int bottom, 
 }
 
 // The same as exact_write_result by one full warp: the lanes find the nonzero limbs with three
-// ballots, and round together where they can (exact_value_lanes); else lane 0 rounds alone.
+// ballots. A sum over at most three limbs (most data) is rounded by 128-bit shifts
+// (cr_exact_value_narrow), in every lane alike; other states by the lanes together where they
+// can (exact_value_lanes), else by lane 0 alone.
 __device__ __forceinline__ void exact_write_result_warp(const int64_t *state, int mean,
                                                         cureduce_dtype out_dtype, void *out) {
   static_assert(CR_EXACT_LIMBS > 64 && CR_EXACT_LIMBS <= 96, "three ballots cover the limbs");
@@ -135,8 +137,8 @@ __device__ __forceinline__ void exact_write_result_warp(const int64_t *state, in
   const int top = b2 ? 95 - __clz(b2) : b1 ? 63 - __clz(b1) : b0 ? 31 - __clz(b0) : -1;
   const cr_exact_format f = cr_exact_format_of(out_dtype);
   double v = (double)NAN;
-  if (!(mean && state[CR_EXACT_COUNT] == 0) && !exact_value_lanes(state, bottom, top, mean, f, &v) &&
-      lane == 0)
+  if (!(mean && state[CR_EXACT_COUNT] == 0) && !(!mean && cr_exact_value_narrow(state, bottom, top, f, &v)) &&
+      !exact_value_lanes(state, bottom, top, mean, f, &v) && lane == 0)
     v = cr_exact_value_in(state, bottom, top, mean, f);
   if (lane == 0)
     cr_exact_encode(v, out_dtype, out);

@@ -7,7 +7,8 @@
 // copies to a global state. Integer
 // additions commute, so neither the grid nor the order of arrival changes a bit of the
 // result. The last block to arrive either rounds the global state into the output and clears
-// it for the next launch (a one-call sum), or carries its limbs (a caller's running state).
+// it for the next launch (a one-call sum), or carries its limbs (a caller's running state). A
+// one-call sum of one block rounds its own state and leaves the global one alone.
 // A grid of several rows (blockIdx.y, ld elements apart, each laid out as L) sums each row so,
 // with a state, a ticket and an output of its own.
 #pragma once
@@ -75,22 +76,26 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
   th.flush(block);
   exact_word *const merged = shared.merge();
   exact_block_carry(merged);
-  exact_block_publish(merged, state);
-  if (blockIdx.x == 0 && tid == 0)
-    atomicAdd(&state[CR_EXACT_COUNT], (exact_word)L.n);
-  if (!block_last_arrival(ticket, gridDim.x))
-    return;
-
-  if (!fin.round) {
-    exact_global_carry(state);
-    return;
-  }
   __shared__ int64_t final_state[CR_EXACT_COUNT + 1];
-  for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
-    final_state[i] = (int64_t)__ldcg(&state[i]);
+  if (gridDim.x == 1 && fin.round) { // the only block of its row: its state is the whole sum
+    for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
+      final_state[i] = i < CR_EXACT_COUNT ? (int64_t)merged[i] : (int64_t)L.n;
+  } else {
+    exact_block_publish(merged, state);
+    if (blockIdx.x == 0 && tid == 0)
+      atomicAdd(&state[CR_EXACT_COUNT], (exact_word)L.n);
+    if (!block_last_arrival(ticket, gridDim.x))
+      return;
+    if (!fin.round) {
+      exact_global_carry(state);
+      return;
+    }
+    for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
+      final_state[i] = (int64_t)__ldcg(&state[i]);
+    for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
+      state[i] = 0; // ready for the next launch
+  }
   __syncthreads();
-  for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
-    state[i] = 0; // ready for the next launch
   if (tid < 32)
     exact_write_result_warp(final_state, fin.mean, fin.out_dtype, fin.out);
 }
