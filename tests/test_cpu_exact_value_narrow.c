@@ -1,4 +1,4 @@
-/* The rounding of a state whose nonzero limbs span at most three (cr_exact_value_narrow, by
+/* The rounding of a state whose nonzero limbs span at most four (cr_exact_value_narrow, by
  * 128-bit shifts: the GPU's finish for most data) gives the bits of the digit-by-digit rounding
  * (cr_exact_value_in) to every format, on random states, at and next to every format's rounding
  * ties, in the subnormal ranges and at overflow; it declines the states it cannot hold. */
@@ -48,10 +48,10 @@ static int64_t limb_below(int bits, uint64_t *rng) {
 static void random_narrow_states_should_round_as_digit_by_digit(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 211;
-  int eligible = 0, taken = 0;
+  int states[6] = {0}, taken[6] = {0}; /* by span: 1 to 5 limbs */
   for (int s = 0; s < 300000; ++s) {
     int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
-    const int span = 1 + (int)(tu_next(&rng) % 3);
+    const int span = 1 + (int)(tu_next(&rng) % 5);
     /* a quarter at the ends: the subnormal ranges (low limbs) and overflow (high limbs) */
     const uint64_t end = tu_next(&rng) % 8;
     const int bottom = end == 0   ? (int)(tu_next(&rng) % 4)
@@ -65,15 +65,24 @@ static void random_narrow_states_should_round_as_digit_by_digit(void **state) {
       const int64_t k = limb_below(28, &rng);
       w[bottom] = k * CR_EXACT_DIGIT + (int64_t)(tu_next(&rng) % 2);
       w[bottom + 1] = -k;
-      w[bottom + 2] = 0;
+      for (int i = bottom + 2; i < bottom + span; ++i)
+        w[i] = 0;
     }
     w[CR_EXACT_COUNT] = (int64_t)(1 + tu_next(&rng) % 1000);
     w[CR_EXACT_NOT_NEG_ZERO] = (int64_t)(tu_next(&rng) % 2);
-    eligible += 1;
-    taken += check_state(w) == OUTPUT_COUNT;
+    int b, t;
+    cr_exact_range(w, &b, &t);
+    const int got = t < 0 ? 1 : t - b + 1;
+    states[got] += 1;
+    taken[got] += check_state(w) == OUTPUT_COUNT;
   }
-  printf("# %d of %d random states rounded by the narrow path\n", taken, eligible);
-  assert_true(taken > eligible * 9 / 10); /* zero states and top limbs from 2^62 are declined */
+  for (int k = 1; k <= 5; ++k)
+    printf("# %d-limb states: %d of %d rounded by the narrow path\n", k, taken[k], states[k]);
+  /* every span of up to three (limbs below 2^62), most of four (a top part from 2^54), no wider */
+  for (int k = 1; k <= 3; ++k)
+    assert_int_equal(taken[k], states[k]);
+  assert_true(taken[4] > states[4] / 2);
+  assert_int_equal(taken[5], 0);
 }
 
 /* V = (2 j + 1) 2^(t - 1) + delta, a tie of format f at its bit t (j a value of f's precision,
@@ -107,6 +116,14 @@ static void tie_state(cr_exact_format f, uint64_t *rng, int64_t *w) {
   }
   for (int i = 0; i < 3; ++i)
     w[bottom + i] = negative ? -dig[i] : dig[i];
+  const uint64_t four = bottom > 0 ? tu_next(rng) % 3 : 0;
+  if (four == 1) { /* a fourth limb below: the same value (-k 2^32 moved down a limb) */
+    const int64_t k = (int64_t)(tu_next(rng) % (1ull << 20)) - (1ll << 19);
+    w[bottom - 1] = k * CR_EXACT_DIGIT;
+    w[bottom] -= k;
+  } else if (four == 2) { /* a fourth limb below: just off the tie, either way */
+    w[bottom - 1] = (int64_t)(tu_next(rng) % (1ull << 33)) - (1ll << 32);
+  }
   w[CR_EXACT_COUNT] = 3;
   w[CR_EXACT_NOT_NEG_ZERO] = 1;
 }
@@ -125,11 +142,11 @@ static void narrow_states_at_rounding_ties_should_round_as_digit_by_digit(void *
     }
   }
   printf("# %d of %d states at or next to ties rounded by the narrow path\n", taken, total);
-  assert_true(taken > total * 9 / 10);
+  assert_true(taken > total / 2); /* four limbs whose top part is below 2^54 are declined */
 }
 
-/* NaN and infinity flags, spans of four limbs, top limbs from 2^62 in magnitude and means are
-   not the narrow path's: it declines them (and so cannot give them a wrong value). */
+/* NaN and infinity flags, spans of five limbs, four whose top part is below 2^54 and top limbs
+   from 2^62 in magnitude are not the narrow path's: it declines them. */
 static void states_outside_the_case_should_be_declined(void **state) {
   (void)state;
   const cr_exact_format f = cr_exact_format_of(CUREDUCE_F64);
@@ -139,9 +156,20 @@ static void states_outside_the_case_should_be_declined(void **state) {
   w[42] = -7;
   assert_true(cr_exact_value_narrow(w, 40, 42, f, &v));
   assert_true(v == cr_exact_value_in(w, 40, 42, 0, f));
-  w[43] = 1;
-  assert_false(cr_exact_value_narrow(w, 40, 43, f, &v));
+  w[43] = 1; /* four limbs: the top part from 2^54 */
+  assert_true(cr_exact_value_narrow(w, 40, 43, f, &v));
+  assert_true(v == cr_exact_value_in(w, 40, 43, 0, f));
+  w[44] = 1; /* five */
+  assert_false(cr_exact_value_narrow(w, 40, 44, f, &v));
+  w[44] = 0;
   w[43] = 0;
+  w[39] = 1; /* four, with a top part below 2^54: 2^64 - 2^32 2^32 + 5 */
+  w[41] = -CR_EXACT_DIGIT;
+  w[42] = 1;
+  assert_false(cr_exact_value_narrow(w, 39, 42, f, &v));
+  w[39] = 0;
+  w[41] = 0;
+  w[42] = -7;
   for (int flag = CR_EXACT_NAN; flag <= CR_EXACT_NEG_INF; ++flag) {
     w[flag] = 1;
     assert_false(cr_exact_value_narrow(w, 40, 42, f, &v));

@@ -255,36 +255,49 @@ CR_HD int cr_exact_msb64(uint64_t x) {
 #endif
 }
 
-/* cr_exact_value_in's sum (not a mean) where the nonzero limbs span at most three and the top
-   one lies in [-2^62, 2^62) (the state of most data): the value is then one signed 128-bit
-   integer times 2^(32 bottom - 1074), rounded by shifts, with no carries and no digits. The
-   same value; returns 0 where the case does not apply (flags, wider spans, larger limbs). */
+/* cr_exact_value_in's sum (not a mean) where the nonzero limbs span at most four and the top
+   one lies in [-2^62, 2^62) (the state of most data): the value is then a signed 128-bit
+   integer v times 2^(32 b - 1074) (b = bottom, or bottom + 1 for four limbs, the bottom one
+   then carried into v and leaving a digit d in [0, 2^32) below it), rounded by shifts, with no
+   digits. Four limbs need at least 2^54 in the magnitude's top part, so that d only decides the
+   sticky bit. The same value; returns 0 where the case does not apply (flags, wider spans,
+   larger limbs, a four-limb value too small). */
 CR_HD int cr_exact_value_narrow(const int64_t *w, int bottom, int top, cr_exact_format f, double *value) {
   const int64_t limit = (int64_t)1 << 62;
   if (w[CR_EXACT_NAN] > 0 || w[CR_EXACT_POS_INF] > 0 || w[CR_EXACT_NEG_INF] > 0 || top < 0 ||
-      top - bottom > 2 || w[top] >= limit || w[top] < -limit)
+      top - bottom > 3 || w[top] >= limit || w[top] < -limit)
     return 0;
-  __int128 v = w[top]; /* |v| < 2^62 (2^64 + 2^32 + 1) < 2^127 */
-  for (int i = top - 1; i >= bottom; --i)
+  const int b = top - bottom == 3 ? bottom + 1 : bottom;
+  __int128 v = w[top]; /* |v| < 2^62 (2^64 + 2^32 + 1) + 2^31 < 2^127 */
+  for (int i = top - 1; i >= b; --i)
     v = v * CR_EXACT_DIGIT + w[i];
-  if (v == 0) {
+  uint32_t d = 0;
+  if (b != bottom) {
+    v += w[bottom] >> CR_EXACT_LIMB_BITS; /* the value is v 2^32 + d */
+    d = (uint32_t)w[bottom];
+  }
+  if (v == 0 && d == 0) {
     *value = (w[CR_EXACT_COUNT] > 0 && w[CR_EXACT_NOT_NEG_ZERO] == 0) ? -0.0 : 0.0;
     return 1;
   }
-  const unsigned __int128 mag = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+  /* the magnitude: mag 2^32 + (a nonzero digit where sticky) for four limbs, else mag */
+  const int sticky_below = d != 0;
+  const unsigned __int128 mag = v < 0 ? -(unsigned __int128)v - (unsigned)sticky_below : (unsigned __int128)v;
+  if (b != bottom && (mag >> 54) == 0)
+    return 0;
   const uint64_t high = (uint64_t)(mag >> 64);
   const int msb = high != 0 ? 64 + cr_exact_msb64(high) : cr_exact_msb64((uint64_t)mag);
-  const int base = CR_EXACT_LIMB_BITS * bottom + CR_EXACT_LSB_EXP; /* the weight of mag's bit 0 */
+  const int base = CR_EXACT_LIMB_BITS * b + CR_EXACT_LSB_EXP; /* the weight of mag's bit 0 */
   int lsb = msb - (f.precision - 1); /* keep bits [lsb, msb], fewer in the subnormal range */
   if (lsb < f.min_exp - base)
     lsb = f.min_exp - base;
   uint64_t mant = 0;
   if (lsb <= 0) {
-    mant = (uint64_t)(mag << -lsb); /* below 2^precision: every bit kept */
+    mant = (uint64_t)(mag << -lsb); /* below 2^precision: every bit kept (three limbs or fewer) */
   } else if (lsb <= msb + 1) {      /* else the whole value lies below the rounding bit: 0 */
     mant = (uint64_t)(mag >> lsb);
     const int round = (int)(mag >> (lsb - 1)) & 1;
-    const int sticky = (mag & ((((unsigned __int128)1) << (lsb - 1)) - 1)) != 0;
+    const int sticky = sticky_below || (mag & ((((unsigned __int128)1) << (lsb - 1)) - 1)) != 0;
     if (round && (sticky || (mant & 1)))
       ++mant; /* may carry to 2^precision: still exact in a double */
   }
