@@ -156,8 +156,8 @@ template <cureduce_dtype IN, int U> struct exact_tile {
   static constexpr int W = U * N; // elements summed
   static constexpr int LOG2W = W <= 4 ? 2 : W <= 8 ? 3 : W <= 16 ? 4 : W <= 32 ? 5 : 6;
   static_assert(W <= 64, "tiles of more than 64 elements need a wider check");
-  // Whether a declined tile keeps its elements near the largest as one sum (f32; 16-bit tiles,
-  // whose spreads are 29 and 32, rarely fail).
+  // Whether a declined tile may keep its elements near the largest as one sum (f32; 16-bit
+  // tiles, whose spreads are 29 and 32, rarely fail).
   static constexpr bool LEAVES_SMALL = IN == CUREDUCE_F32;
   static constexpr int P = IN == CUREDUCE_F32 ? 24 : IN == CUREDUCE_BF16 ? 8 : 11; // significand bits
   static constexpr int SPREAD = 48 - 2 * LOG2W - P;
@@ -310,7 +310,10 @@ template <cureduce_dtype IN> struct exact_thread {
     pair.add(v, block);
   }
 
-  template <int U>
+  // LEAVE_SMALL: a declined f32 tile adds only its small elements one by one
+  // (add_vector_leaving_small). The full-array kernel takes it; in the column kernels its call
+  // costs registers that spill (docs/design.md#exact-sums-finish).
+  template <int U, bool LEAVE_SMALL = false>
   __device__ __forceinline__ void tile(const vec16<storage_t<IN>> (&x)[U], exact_word *block) {
     using V = vec16<storage_t<IN>>;
 #pragma unroll
@@ -330,7 +333,7 @@ template <cureduce_dtype IN> struct exact_thread {
       } else {
 #pragma unroll
         for (int u = 0; u < G; ++u) { // constant indices: the vectors stay in registers
-          if constexpr (exact_tile<IN, G>::LEAVES_SMALL)
+          if constexpr (LEAVE_SMALL && exact_tile<IN, G>::LEAVES_SMALL)
             pair = add_vector_leaving_small<G>(part[u], hi, pair, block);
           else
             pair = add_elements(part[u], pair, block);
@@ -357,7 +360,7 @@ template <cureduce_dtype IN> struct exact_thread {
         pair.add_beside(other.pair, (double)widen<IN>(x[u][0]), (double)widen<IN>(x[u][1]), block);
       }
     } else {
-      tile<U>(x, block);
+      tile<U, true>(x, block);
     }
   }
 

@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
       const uint64_t i = base + (uint64_t)u * BLOCK;
       if (i < L.vectors) {
         const V x[1] = {body[i]};
-        th.template tile<1>(x, block);
+        th.template tile<1, true>(x, block);
       }
     }
   }
