@@ -372,10 +372,11 @@ template <cureduce_dtype IN> struct exact_thread {
     not_neg_zero |= o.not_neg_zero;
   }
 
-  // One vector of a tile of G that exact_tile::sum declined, hi its largest exponent field: the
-  // elements within SPREAD of hi as one exact sum (split as the tile's), the others (nonzero,
-  // further below) one by one; all of them for NaN, infinities and tiles near the top of the
-  // range. Out of line, as add_elements.
+  // One vector of a tile of G that exact_tile::sum declined, hi its largest exponent field: where
+  // at most one element (nonzero) lies further than SPREAD below hi (a tiny value in uniform
+  // data), the others as one exact sum (split as the tile's) and it alone; else (adversarial
+  // data: there one sum would add a pair addition to each vector's), NaN, infinities and tiles
+  // near the top of the range, all of them one by one, as add_elements.
   template <int G>
   static __device__ __noinline__ pair_type add_vector_leaving_small(vec16<storage_t<IN>> x, int hi,
                                                                     pair_type p, exact_word *block) {
@@ -394,11 +395,12 @@ template <cureduce_dtype IN> struct exact_thread {
         v[0][i] = 0.0f;
       }
     }
-    if (split)
+    const bool one_sum = split && __popc(left) <= 1;
+    if (one_sum)
       p.add(Tile::template split_sum<1>(v, hi), block);
 #pragma unroll
     for (int i = 0; i < N; ++i)
-      if ((left >> i) & 1u)
+      if (!one_sum || ((left >> i) & 1u))
         p.add((double)widen<IN>(x[i]), block);
     return p;
   }
