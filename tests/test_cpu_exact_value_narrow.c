@@ -52,11 +52,12 @@ static void random_narrow_states_should_round_as_digit_by_digit(void **state) {
   for (int s = 0; s < 300000; ++s) {
     int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
     const int span = 1 + (int)(tu_next(&rng) % 5);
-    /* a quarter at the ends: the subnormal ranges (low limbs) and overflow (high limbs) */
+    /* a quarter at the ends: the subnormal ranges (low limbs) and overflow (high limbs, up to
+       68: cr_exact_value_in, the reference, carries the top limb only below 69) */
     const uint64_t end = tu_next(&rng) % 8;
     const int bottom = end == 0   ? (int)(tu_next(&rng) % 4)
-                       : end == 1 ? 72 - span - (int)(tu_next(&rng) % 4)
-                                  : (int)(tu_next(&rng) % (uint64_t)(72 - span + 1));
+                       : end == 1 ? 69 - span - (int)(tu_next(&rng) % 4)
+                                  : (int)(tu_next(&rng) % (uint64_t)(69 - span + 1));
     for (int i = bottom; i < bottom + span; ++i)
       w[i] = limb_below(1 + (int)(tu_next(&rng) % 62), &rng);
     w[bottom] = w[bottom] != 0 ? w[bottom] : 1;
@@ -97,7 +98,7 @@ static void tie_state(cr_exact_format f, uint64_t *rng, int64_t *w) {
   /* limbs whose bit 0 lies at least 2 below e and whose top leaves room above the value */
   int b_min = (e + p + 4 - 120 + 1074 + 31) / 32, b_max = (e - 2 + 1074) / 32;
   b_min = b_min > 0 ? b_min : 0;
-  b_max = b_max < 69 ? b_max : 69;
+  b_max = b_max < 66 ? b_max : 66;
   if (b_min > b_max)
     b_min = b_max;
   const int bottom = b_min + (int)(tu_next(rng) % (uint64_t)(b_max - b_min + 1));
@@ -184,11 +185,29 @@ static void states_outside_the_case_should_be_declined(void **state) {
   assert_false(cr_exact_value_narrow(w, 40, 42, f, &v));
 }
 
+/* The CPU's finish of a sum rounds as the GPU's, narrow path first: a hand-made state with a
+   limb at 71 (2^1230, beyond any sum) overflows, where the digit-by-digit rounding, which
+   carries the top limb only below 69, would lose it. */
+static void cpu_finish_of_a_top_limb_state_should_overflow(void **state) {
+  (void)state;
+  int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
+  w[71] = CR_EXACT_DIGIT;
+  w[CR_EXACT_COUNT] = 1;
+  w[CR_EXACT_NOT_NEG_ZERO] = 1;
+  double got = 0.0;
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, w, CUREDUCE_F64, &got), CUREDUCE_SUCCESS);
+  assert_true(isinf(got) && got > 0);
+  w[71] = -CR_EXACT_DIGIT;
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, w, CUREDUCE_F64, &got), CUREDUCE_SUCCESS);
+  assert_true(isinf(got) && got < 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(random_narrow_states_should_round_as_digit_by_digit),
       cmocka_unit_test(narrow_states_at_rounding_ties_should_round_as_digit_by_digit),
       cmocka_unit_test(states_outside_the_case_should_be_declined),
+      cmocka_unit_test(cpu_finish_of_a_top_limb_state_should_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

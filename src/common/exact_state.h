@@ -268,7 +268,7 @@ CR_HD int cr_exact_value_narrow(const int64_t *w, int bottom, int top, cr_exact_
       top - bottom > 3 || w[top] >= limit || w[top] < -limit)
     return 0;
   const int b = top - bottom == 3 ? bottom + 1 : bottom;
-  __int128 v = w[top]; /* |v| < 2^62 (2^64 + 2^32 + 1) + 2^31 < 2^127 */
+  __int128 v = w[top]; /* |v| <= 2^126 + 2^95 + 2^63 + 2^31 < 2^127 */
   for (int i = top - 1; i >= b; --i)
     v = v * CR_EXACT_DIGIT + w[i];
   uint32_t d = 0;

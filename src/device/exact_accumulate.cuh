@@ -143,10 +143,10 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
 // multiples of u below 2^24 u, the lo parts multiples of 2^L below 2^(L + 24) when
 // u <= 2^(L + 25 - log2 W): both f32 sums are exact when E - L <= 48 - 2 log2 W, that is when
 // the tile's exponent fields (integer max and min of the bits) lie within SPREAD of each
-// other. Otherwise (rare in real data; every tile of adversarial data) sum_leaving_small()
-// leaves out the elements further below the largest, for the caller to add one by one: a
-// tile of uniform f32 data with one small element (about one tile in 4096) then costs one
-// pair addition, not sixteen.
+// other. Otherwise (rare in real data; every tile of adversarial data) the elements are added
+// one by one, except in the full-array kernel's f32 vectors with at most one element further
+// below (exact_thread::add_vector_leaving_small): a tile of uniform f32 data with one small
+// element (about one tile in 4096) then costs five pair additions, not sixteen.
 // fp8: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly in f32 with no
 // check; e5m2 values are multiples of 2^-16, summed in one f32 when all lie below 4 and split at
 // |x| = 1 into two such sums otherwise. f64 is never summed this way.

@@ -123,7 +123,7 @@ __device__ __forceinline__ bool exact_value_lanes(const int64_t *w, int bottom, 
 }
 
 // The same as exact_write_result by one full warp: the lanes find the nonzero limbs with three
-// ballots. A sum over at most three limbs (most data) is rounded by 128-bit shifts
+// ballots. A sum over at most four limbs (most data) is rounded by 128-bit shifts
 // (cr_exact_value_narrow), in every lane alike; other states by the lanes together where they
 // can (exact_value_lanes), else by lane 0 alone.
 __device__ __forceinline__ void exact_write_result_warp(const int64_t *state, int mean,
