@@ -21,6 +21,9 @@ using cr::exact_word;
 // 256 threads, 4 vectors each in flight per tile: tiles of 16 (f32) to 64 (fp8) elements a
 // thread, within exact_tile's limits. 4 blocks an SM (the launch bounds' 64 registers).
 constexpr int BLOCK = 256, UNROLL = 4, BLOCKS_PER_SM = 4;
+// Up to this many tiles take one block, which rounds its own state: a second block's publish,
+// ticket and gather cost more than walking a second tile (docs/design.md#exact-sums-finish).
+constexpr uint64_t ONE_BLOCK_TILES = 2;
 // A block takes at most 2^28 elements, so its shared limbs (each addition below 2^32) cannot
 // overflow an int64.
 constexpr int MAX_ELEMENTS_LOG2 = 28;
@@ -71,7 +74,8 @@ int sm_count() {
 }
 
 // exact_full over `rows` rows laid out as L, ld elements apart (one row: a full array): the
-// GPU's share of blocks per row, at least one per 2^MAX_ELEMENTS_LOG2 elements.
+// GPU's share of blocks per row, at least one per 2^MAX_ELEMENTS_LOG2 elements (one for up to
+// ONE_BLOCK_TILES tiles).
 template <cureduce_dtype IN>
 cureduce_status launch_full_rows(const void *d_in, const cr::full_layout &L, uint64_t rows, uint64_t ld,
                                  uint64_t sms, exact_word *state, unsigned *ticket, cr::exact_finish fin,
@@ -79,7 +83,7 @@ cureduce_status launch_full_rows(const void *d_in, const cr::full_layout &L, uin
   const uint64_t share = sms * BLOCKS_PER_SM / rows;
   const uint64_t need = (L.n >> MAX_ELEMENTS_LOG2) + 1;
   const uint64_t cap = share > need ? share : need;
-  const uint64_t blocks = L.tiles < cap ? L.tiles : cap;
+  const uint64_t blocks = L.tiles <= ONE_BLOCK_TILES ? 1 : L.tiles < cap ? L.tiles : cap;
   const dim3 grid(blocks > 0 ? (unsigned)blocks : 1u, (unsigned)rows);
   cr::exact_full<IN, BLOCK, UNROLL>
       <<<grid, BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), L, state, ticket, fin, ld);
