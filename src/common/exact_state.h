@@ -394,10 +394,17 @@ CR_HD int cr_exact_pair_value(double a0, double a1, uint64_t count, int not_neg_
   return 1;
 }
 
-/* cr_exact_value_in over the state's whole range. */
+/* The state's value rounded once: a sum by cr_exact_value_narrow where it applies (as the
+   GPU's warp finish does), else cr_exact_value_in over the state's whole range. The narrow
+   path gives the same value wherever cr_exact_value_in is right, and is right also for
+   hand-made states beyond its reach (a top limb at 70 or 71, limbs near the int64 limits
+   below the top), so every finish agrees on those too. */
 CR_HD double cr_exact_value(const int64_t *w, int mean, cr_exact_format f) {
   int bottom, top;
   cr_exact_range(w, &bottom, &top);
+  double v;
+  if (!mean && cr_exact_value_narrow(w, bottom, top, f, &v))
+    return v;
   return cr_exact_value_in(w, bottom, top, mean, f);
 }
 

@@ -24,20 +24,11 @@ static cureduce_status accumulate(superacc *sa, cureduce_dtype in, const void *h
 }
 
 /* The rounded sum (or mean) of a state into one element of out at h_out; EMPTY for the mean
-   of no elements. A sum tries cr_exact_value_narrow first, as the GPU's finish does: the same
-   value wherever cr_exact_value_in is right, and right also for hand-made states beyond its
-   reach (a top limb at 70 or 71, limbs near the int64 limits below the top), so the two
-   finishes agree on those too. */
+   of no elements. */
 static cureduce_status finish(const int64_t *w, int mean, cureduce_dtype out, void *h_out) {
   if (mean && w[CR_EXACT_COUNT] == 0)
     return CUREDUCE_EMPTY;
-  const cr_exact_format f = cr_exact_format_of(out);
-  int bottom, top;
-  cr_exact_range(w, &bottom, &top);
-  double v;
-  if (mean || !cr_exact_value_narrow(w, bottom, top, f, &v))
-    v = cr_exact_value_in(w, bottom, top, mean, f);
-  cr_exact_encode(v, out, h_out);
+  cr_exact_encode(cr_exact_value(w, mean, cr_exact_format_of(out)), out, h_out);
   return CUREDUCE_SUCCESS;
 }
 
