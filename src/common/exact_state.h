@@ -256,52 +256,62 @@ CR_HD int cr_exact_msb64(uint64_t x) {
 }
 
 /* cr_exact_value_in's sum (not a mean) where the nonzero limbs span at most four and the top
-   one lies in [-2^62, 2^62) (the state of most data): the value is then a signed 128-bit
-   integer v times 2^(32 b - 1074) (b = bottom, or bottom + 1 for four limbs, the bottom one
-   then carried into v and leaving a digit d in [0, 2^32) below it), rounded by shifts, with no
-   digits. Four limbs need at least 2^54 in the magnitude's top part, so that d only decides the
-   sticky bit. The same value; returns 0 where the case does not apply (flags, wider spans,
-   larger limbs, a four-limb value too small). */
+   one lies in [-2^62, 2^62) (the state of most data): the value is then v 2^32 + d times
+   2^(32 (top - 3) - 1074), v the signed 128-bit integer of the limbs top - 2 .. top plus the
+   carry of limb top - 3 and d its digit in [0, 2^32) (zero unless four limbs are nonzero),
+   rounded by shifts, with no digits. Four limbs need at least 2^54 in the magnitude's top part,
+   so that d only decides the sticky bit. Every word is read before any is used (the GPU's warp
+   then waits for one round of loads, not a chain). The same value; returns 0 where the case does
+   not apply (flags, wider spans, larger limbs, a four-limb value too small). */
 CR_HD int cr_exact_value_narrow(const int64_t *w, int bottom, int top, cr_exact_format f, double *value) {
-  const int64_t limit = (int64_t)1 << 62;
-  if (w[CR_EXACT_NAN] > 0 || w[CR_EXACT_POS_INF] > 0 || w[CR_EXACT_NEG_INF] > 0 || top < 0 ||
-      top - bottom > 3 || w[top] >= limit || w[top] < -limit)
+  if (top < 0 || top - bottom > 3)
     return 0;
-  const int b = top - bottom == 3 ? bottom + 1 : bottom;
-  __int128 v = w[top]; /* |v| <= 2^126 + 2^95 + 2^63 + 2^31 < 2^127 */
-  for (int i = top - 1; i >= b; --i)
-    v = v * CR_EXACT_DIGIT + w[i];
-  uint32_t d = 0;
-  if (b != bottom) {
-    v += w[bottom] >> CR_EXACT_LIMB_BITS; /* the value is v 2^32 + d */
-    d = (uint32_t)w[bottom];
-  }
+  /* limbs below bottom are zero: reading them adds nothing */
+  const int64_t nan = w[CR_EXACT_NAN], pos_inf = w[CR_EXACT_POS_INF], neg_inf = w[CR_EXACT_NEG_INF];
+  const int64_t l3 = w[top], l2 = top >= 1 ? w[top - 1] : 0, l1 = top >= 2 ? w[top - 2] : 0,
+                l0 = top >= 3 ? w[top - 3] : 0;
+  const int64_t limit = (int64_t)1 << 62;
+  if (nan > 0 || pos_inf > 0 || neg_inf > 0 || l3 >= limit || l3 < -limit)
+    return 0;
+  /* |v| <= 2^126 + 2^95 + 2^63 + 2^31 < 2^127 */
+  const __int128 v = ((__int128)l3 << 64) + ((__int128)l2 << 32) + (__int128)l1 + (l0 >> CR_EXACT_LIMB_BITS);
+  const uint32_t d = (uint32_t)l0;
   if (v == 0 && d == 0) {
     *value = (w[CR_EXACT_COUNT] > 0 && w[CR_EXACT_NOT_NEG_ZERO] == 0) ? -0.0 : 0.0;
     return 1;
   }
-  /* the magnitude: mag 2^32 + (a nonzero digit where sticky) for four limbs, else mag */
+  /* the magnitude: mag 2^32 + (a nonzero digit where sticky_below) */
   const int sticky_below = d != 0;
   const unsigned __int128 mag = v < 0 ? -(unsigned __int128)v - (unsigned)sticky_below : (unsigned __int128)v;
-  if (b != bottom && (mag >> 54) == 0)
+  if (top - bottom == 3 && (mag >> 54) == 0)
     return 0;
   const uint64_t high = (uint64_t)(mag >> 64);
   const int msb = high != 0 ? 64 + cr_exact_msb64(high) : cr_exact_msb64((uint64_t)mag);
-  const int base = CR_EXACT_LIMB_BITS * b + CR_EXACT_LSB_EXP; /* the weight of mag's bit 0 */
+  const int base = CR_EXACT_LIMB_BITS * (top - 2) + CR_EXACT_LSB_EXP; /* the weight of mag's bit 0 */
   int lsb = msb - (f.precision - 1); /* keep bits [lsb, msb], fewer in the subnormal range */
   if (lsb < f.min_exp - base)
     lsb = f.min_exp - base;
+  /* bits msb .. msb - 63 in one word; those below it and d only as the sticky bit */
+  const unsigned __int128 norm = mag << (127 - msb);
+  const uint64_t top64 = (uint64_t)(norm >> 64);
+  const int kept = msb - lsb + 1; /* below 1 where the value lies under the lowest bit kept */
   uint64_t mant = 0;
-  if (lsb <= 0) {
-    mant = (uint64_t)(mag << -lsb); /* below 2^precision: every bit kept (three limbs or fewer) */
-  } else if (lsb <= msb + 1) {      /* else the whole value lies below the rounding bit: 0 */
-    mant = (uint64_t)(mag >> lsb);
-    const int round = (int)(mag >> (lsb - 1)) & 1;
-    const int sticky = sticky_below || (mag & ((((unsigned __int128)1) << (lsb - 1)) - 1)) != 0;
-    if (round && (sticky || (mant & 1)))
+  if (kept >= 0) {
+    mant = kept > 0 ? top64 >> (64 - kept) : 0;
+    const uint64_t rest = kept > 0 ? top64 << kept : top64; /* the rounding bit on top */
+    const int sticky = sticky_below || (rest << 1) != 0 || (uint64_t)norm != 0;
+    if ((rest >> 63) && (sticky || (mant & 1)))
       ++mant; /* may carry to 2^precision: still exact in a double */
   }
-  const double r = ldexp((double)mant, lsb + base);
+  /* mant 2^s, s >= min_exp >= -1074: a power of two built from its bits (infinity from 2^1024,
+     where the value overflows every format) */
+  const int s = lsb + base;
+  const uint64_t scale_bits = s > 1023     ? (uint64_t)0x7ff << 52
+                              : s >= -1022 ? (uint64_t)(s + 1023) << 52
+                                           : (uint64_t)1 << (s + 1074);
+  double scale;
+  memcpy(&scale, &scale_bits, sizeof scale);
+  const double r = mant != 0 ? (double)mant * scale : 0.0;
   *value = (v < 0 ? -1.0 : 1.0) * (r > f.max_finite ? INFINITY : r);
   return 1;
 }
