@@ -274,7 +274,8 @@ CR_HD int cr_exact_value_narrow(const int64_t *w, int bottom, int top, cr_exact_
   if (nan > 0 || pos_inf > 0 || neg_inf > 0 || l3 >= limit || l3 < -limit)
     return 0;
   /* |v| <= 2^126 + 2^95 + 2^63 + 2^31 < 2^127 */
-  const __int128 v = ((__int128)l3 << 64) + ((__int128)l2 << 32) + (__int128)l1 + (l0 >> CR_EXACT_LIMB_BITS);
+  const __int128 v = (__int128)l3 * ((__int128)1 << 64) + (__int128)l2 * CR_EXACT_DIGIT + (__int128)l1 +
+                     (l0 >> CR_EXACT_LIMB_BITS);
   const uint32_t d = (uint32_t)l0;
   if (v == 0 && d == 0) {
     *value = (w[CR_EXACT_COUNT] > 0 && w[CR_EXACT_NOT_NEG_ZERO] == 0) ? -0.0 : 0.0;
