@@ -47,6 +47,13 @@ CR_HD uint64_t cr_exact_bits(double x) {
   return u;
 }
 
+/* The double whose bits are u. */
+CR_HD double cr_exact_from_bits(uint64_t u) {
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
 /* A finite nonzero x as three signed digits d[0..2] to add at limbs k, k+1, k+2; each digit is
    below 2^32 in magnitude. Returns k, or -1 for zero. */
 CR_HD int cr_exact_split(double x, int64_t d[3]) {
@@ -310,9 +317,7 @@ CR_HD int cr_exact_value_narrow(const int64_t *w, int bottom, int top, cr_exact_
   const uint64_t scale_bits = s > 1023     ? (uint64_t)0x7ff << 52
                               : s >= -1022 ? (uint64_t)(s + 1023) << 52
                                            : (uint64_t)1 << (s + 1074);
-  double scale;
-  memcpy(&scale, &scale_bits, sizeof scale);
-  const double r = mant != 0 ? (double)mant * scale : 0.0;
+  const double r = mant != 0 ? (double)mant * cr_exact_from_bits(scale_bits) : 0.0;
   *value = (v < 0 ? -1.0 : 1.0) * (r > f.max_finite ? INFINITY : r);
   return 1;
 }
@@ -342,9 +347,7 @@ CR_HD double cr_exact_round_double(double x, cr_exact_format f) {
   /* |x| < 2^(lsb + precision) <= 2^(lsb + 51): x + 1.5 2^(lsb + 52) stays in the binade whose
      last bit is 2^lsb, so the addition rounds x to that bit (ties to even: the constant's bit
      there is 0) and the subtraction is exact. */
-  const uint64_t sb = ((uint64_t)(lsb + 52 + 1023) << 52) | (1ull << 51);
-  double c;
-  memcpy(&c, &sb, sizeof c);
+  const double c = cr_exact_from_bits(((uint64_t)(lsb + 52 + 1023) << 52) | (1ull << 51));
   const double v = copysign((x + c) - c, x);
   return fabs(v) > f.max_finite ? copysign(INFINITY, v) : v;
 }
