@@ -213,8 +213,10 @@ cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_op op, cureduc
     return st;
   if (n_local > n_global || n_global > (uint64_t)INT64_MAX)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (n_global == 0) /* the same on every rank: the library's empty rule, no communication */
-    return cureduce_reduce(dist->handle, op, in_dtype, d_in, 0, acc_dtype, d_out, stream);
+  /* The same on every rank: the library's empty rule, no communication. One rank's result is
+     cureduce_reduce's (its shard is the whole array): no pack, collective or combine. */
+  if (n_global == 0 || dist->world == 1)
+    return cureduce_reduce(dist->handle, op, in_dtype, d_in, n_local, acc_dtype, d_out, stream);
   if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
     return reduce_exact(dist, op, in_dtype, d_in, n_local, acc_dtype, d_out, stream);
   if (n_local > 0) {
@@ -241,8 +243,9 @@ cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cu
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
     return CUREDUCE_SUCCESS;
-  if (cols_global == 0) /* every row empty on every rank: the library's rule */
-    return cureduce_reduce_rows(dist->handle, op, in_dtype, d_in, rows, 0, ld, acc_dtype, d_out, stream);
+  if (cols_global == 0 || dist->world == 1) /* every row empty, or one rank: the library's call */
+    return cureduce_reduce_rows(dist->handle, op, in_dtype, d_in, rows, cols_local, ld, acc_dtype, d_out,
+                                stream);
   if (cols_local > 0) {
     st = cureduce_reduce_rows(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, rows, cols_local,
                               ld, acc_dtype, dist->d_local, stream);
