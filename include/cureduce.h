@@ -300,6 +300,13 @@ CUREDUCE_API cureduce_status cureduce_exact_accumulate(cureduce_handle handle, c
                                                        const void *d_in, uint64_t n, int64_t *d_state,
                                                        void *stream);
 
+/* The same for each row of a rows x cols matrix (element (i, j) at d_in[i * ld + j], ld >= cols):
+   row i is added to the i-th of rows states at d_states, which holds rows *
+   CUREDUCE_EXACT_STATE_WORDS int64 words (8-byte aligned). rows or cols == 0 adds nothing. */
+CUREDUCE_API cureduce_status cureduce_exact_accumulate_rows(cureduce_handle handle, cureduce_dtype in_dtype,
+                                                            const void *d_in, uint64_t rows, uint64_t cols,
+                                                            uint64_t ld, int64_t *d_states, void *stream);
+
 /* d_state += d_other: afterwards d_state holds the elements of both. */
 CUREDUCE_API cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state,
                                                     const int64_t *d_other, void *stream);
@@ -311,6 +318,12 @@ CUREDUCE_API cureduce_status cureduce_exact_combine(cureduce_handle handle, int6
 CUREDUCE_API cureduce_status cureduce_exact_finish(cureduce_handle handle, cureduce_op op,
                                                    const int64_t *d_state, cureduce_dtype out_dtype,
                                                    void *d_out, void *stream);
+
+/* Each of rows states at d_states (rows * CUREDUCE_EXACT_STATE_WORDS words) rounded as
+   cureduce_exact_finish rounds one, into d_out[i] (rows elements of out_dtype). */
+CUREDUCE_API cureduce_status cureduce_exact_finish_rows(cureduce_handle handle, cureduce_op op,
+                                                        const int64_t *d_states, uint64_t rows,
+                                                        cureduce_dtype out_dtype, void *d_out, void *stream);
 
 /* The same on host memory, synchronous. cureduce_cpu_exact_finish returns EMPTY for the mean of
    a state with no elements, and writes nothing. */

@@ -1,7 +1,7 @@
 /* The GPU's exact sums give the CPU's bits: full arrays, rows, columns, segments and axes, every
  * float input and output dtype, SUM_EXACT and MEAN_EXACT, on adversarial data (exact_patterns.h)
- * at misaligned starts; running states split into chunks, streams and combined states; random
- * states rounded on both; and more than 2^32 elements.
+ * at misaligned starts; running states split into chunks, streams and combined states; rows
+ * into states; random states rounded on both; and more than 2^32 elements.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). CTest
  * runs it in parts (tests/CMakeLists.txt): `test_gpu_exact_sum TEST [DTYPE]` runs the tests
@@ -420,6 +420,86 @@ static void split_states_should_give_one_call_bits(void **state) {
   CUDA_OK(cudaStreamDestroy(s2));
 }
 
+/* Rows into states (cureduce_exact_accumulate_rows), in two column chunks added one after the
+   other, rounded by cureduce_exact_finish_rows: each row's state and bits those of the CPU's
+   exact sum of that row. Rows start unaligned to each other (ld), a block a row or (the long
+   rows) a grid a row. */
+static void row_states_should_match_cpu(void **state) {
+  (void)state;
+  static const uint64_t SHAPES[][3] = {{3, 1000, 1003}, {70, 517, 519}, {300, 33, 40}, {2, 300000, 300003}};
+  uint64_t rng = tu_seed() + 7;
+  const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  int64_t *d_states, *h_states = malloc(300 * state_bytes), *cpu = malloc(300 * state_bytes);
+  assert_non_null(h_states);
+  assert_non_null(cpu);
+  CUDA_OK(cudaMalloc((void **)&d_states, 300 * state_bytes));
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
+    for (size_t sh = 0; sh < sizeof SHAPES / sizeof *SHAPES && input_wanted(INPUTS[d]); ++sh) {
+      const cureduce_dtype in = INPUTS[d];
+      const size_t size = cureduce_dtype_size(in);
+      const uint64_t rows = SHAPES[sh][0], cols = SHAPES[sh][1], ld = SHAPES[sh][2], split = cols / 3;
+      if (rows * ld + 1 > g_max_n)
+        continue;
+      for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+        ex_fill(in, g_host, rows * ld, (ex_pattern)p, &rng);
+        const char *x = (const char *)g_in + size; /* one element past an aligned start */
+        CUDA_OK(cudaMemcpy((char *)g_in + size, g_host, rows * ld * size, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(d_states, 0, rows * state_bytes));
+        assert_int_equal(cureduce_exact_accumulate_rows(g_handle, in, x, rows, split, ld, d_states, NULL),
+                         CUREDUCE_SUCCESS);
+        assert_int_equal(cureduce_exact_accumulate_rows(g_handle, in, x + split * size, rows, cols - split,
+                                                        ld, d_states, NULL),
+                         CUREDUCE_SUCCESS);
+        CUDA_OK(cudaMemcpy(h_states, d_states, rows * state_bytes, cudaMemcpyDeviceToHost));
+        char what[160];
+        memset(cpu, 0, rows * state_bytes);
+        for (uint64_t r = 0; r < rows; ++r) {
+          int64_t *want = cpu + r * CUREDUCE_EXACT_STATE_WORDS,
+                  *got = h_states + r * CUREDUCE_EXACT_STATE_WORDS;
+          assert_int_equal(
+              cureduce_cpu_exact_accumulate(in, (const char *)g_host + r * ld * size, cols, want),
+              CUREDUCE_SUCCESS);
+          canonical(got);
+          canonical(want);
+          for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) {
+            const int flag = i >= 72 && i < 76; /* flags mean "positive" */
+            if (flag ? (got[i] > 0) != (want[i] > 0) : got[i] != want[i])
+              fail_msg("%s %llux%llu %s row %llu: state word %d: GPU %lld, CPU %lld", cureduce_dtype_name(in),
+                       (unsigned long long)rows, (unsigned long long)cols, EX_PATTERN_NAMES[p],
+                       (unsigned long long)r, i, (long long)got[i], (long long)want[i]);
+          }
+        }
+        cureduce_dtype outs[3];
+        const int nout = outputs_of(in, outs);
+        for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+          for (int k = 0; k < nout; ++k) {
+            const size_t osize = cureduce_dtype_size(outs[k]);
+            assert_int_equal(
+                cureduce_exact_finish_rows(g_handle, OPS[o], d_states, rows, outs[k], g_out, NULL),
+                CUREDUCE_SUCCESS);
+            CUDA_OK(cudaMemcpy(g_got, g_out, rows * osize, cudaMemcpyDeviceToHost));
+            for (uint64_t r = 0; r < rows; ++r) {
+              unsigned char want[8] = {0};
+              assert_int_equal(
+                  cureduce_cpu_sum_exact(in, (const char *)g_host + r * ld * size, cols, outs[k], want),
+                  CUREDUCE_SUCCESS);
+              if (OPS[o] == CUREDUCE_MEAN_EXACT)
+                assert_int_equal(
+                    cureduce_cpu_exact_finish(OPS[o], cpu + r * CUREDUCE_EXACT_STATE_WORDS, outs[k], want),
+                    CUREDUCE_SUCCESS);
+              snprintf(what, sizeof what, "%s %llux%llu %s row %llu %s->%s", cureduce_dtype_name(in),
+                       (unsigned long long)rows, (unsigned long long)cols, EX_PATTERN_NAMES[p],
+                       (unsigned long long)r, cureduce_op_name(OPS[o]), cureduce_dtype_name(outs[k]));
+              expect_same((const char *)g_got + r * osize, want, osize, what);
+            }
+          }
+      }
+    }
+  CUDA_OK(cudaFree(d_states));
+  free(h_states);
+  free(cpu);
+}
+
 /* A random state: limbs over a span of 1 to 40 (the GPU rounds spans up to about 22 with a
    whole warp and wider ones with one thread), each below 2^34 in magnitude and of either
    sign (so the rounding carries, borrows and negates), sometimes zero; counts from 1 to
@@ -620,6 +700,42 @@ static void state_calls_should_refuse_bad_arguments(void **state) {
   assert_int_equal(
       cureduce_exact_finish(g_handle, CUREDUCE_SUM_EXACT, d_state, CUREDUCE_F64, (char *)g_out + 4, NULL),
       CUREDUCE_ERROR_INVALID_VALUE);
+  /* rows */
+  assert_int_equal(cureduce_exact_accumulate_rows(NULL, CUREDUCE_F32, in, 2, 4, 4, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_I8, in, 1, 4, 4, d_state, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, 1, 4, 4, NULL, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, NULL, 1, 4, 4, d_state, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, 1, 4, 3, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* ld < cols */
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in + 2, 1, 4, 4, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, 1, 4, 4,
+                                                  (int64_t *)((char *)d_state + 4), NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, 1, 4, 4, host_state, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, g_host, 1, 4, 4, d_state, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, 0, 4, 4, NULL, NULL),
+                   CUREDUCE_SUCCESS); /* no rows: nothing to do */
+  assert_int_equal(cureduce_exact_finish_rows(g_handle, CUREDUCE_MAX, d_state, 1, CUREDUCE_F64, g_out, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(
+      cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, NULL, 1, CUREDUCE_F64, g_out, NULL),
+      CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(
+      cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, d_state, 1, CUREDUCE_F64, g_host, NULL),
+      CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(
+      cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, host_state, 1, CUREDUCE_F64, g_out, NULL),
+      CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, d_state, 1, CUREDUCE_F32,
+                                              (char *)g_out + 2, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   CUDA_OK(cudaDeviceSynchronize());
   int64_t after[CUREDUCE_EXACT_STATE_WORDS + 1];
   CUDA_OK(cudaMemcpy(after, d_state, bytes + 8, cudaMemcpyDeviceToHost));
@@ -695,6 +811,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(rows_segment_past_the_plain_bound_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_many_segments_over_few_elements_should_match_cpu, count_test),
       cmocka_unit_test_setup(split_states_should_give_one_call_bits, count_test),
+      cmocka_unit_test_setup(row_states_should_match_cpu, count_test),
       cmocka_unit_test_setup(random_states_should_round_as_on_the_cpu, count_test),
       cmocka_unit_test_setup(graph_capture_should_replay_exactly, count_test),
       cmocka_unit_test_setup(state_calls_should_refuse_bad_arguments, count_checks_only),

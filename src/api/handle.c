@@ -267,6 +267,32 @@ cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype
   return cr_launch_exact_accumulate(in_dtype, d_in, n, d_state, handle->workspace, stream);
 }
 
+cureduce_status cureduce_exact_accumulate_rows(cureduce_handle handle, cureduce_dtype in_dtype,
+                                               const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                               int64_t *d_states, void *stream) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  const cureduce_status st = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  const int reads = rows > 0 && cols > 0;
+  if ((rows > 0 && !d_states) || (reads && !d_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || !cr_matrix_shape_ok(rows, cols, ld) ||
+      rows > UINT64_MAX / (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (rows == 0)
+    return CUREDUCE_SUCCESS;
+  const cureduce_status sst = check_state(d_states);
+  if (sst != CUREDUCE_SUCCESS)
+    return sst;
+  if (reads && !cr_is_device_pointer(d_in))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  if (cols == 0) /* no elements: every state stays as it is */
+    return CUREDUCE_SUCCESS;
+  return cr_launch_exact_accumulate_rows(in_dtype, d_in, rows, cols, ld, d_states, handle->workspace, stream);
+}
+
 cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state, const int64_t *d_other,
                                        void *stream) {
   if (!handle)
@@ -297,5 +323,28 @@ cureduce_status cureduce_exact_finish(cureduce_handle handle, cureduce_op op, co
     return st;
   if (!cr_is_device_pointer(d_out))
     return CUREDUCE_ERROR_HOST_POINTER;
-  return cr_launch_exact_finish(op, d_state, out_dtype, d_out, stream);
+  return cr_launch_exact_finish(op, d_state, 1, out_dtype, d_out, stream);
+}
+
+cureduce_status cureduce_exact_finish_rows(cureduce_handle handle, cureduce_op op, const int64_t *d_states,
+                                           uint64_t rows, cureduce_dtype out_dtype, void *d_out,
+                                           void *stream) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  const cureduce_status fst = cr_exact_finish_supported(op, out_dtype);
+  if (fst != CUREDUCE_SUCCESS)
+    return fst;
+  if (rows > 0 && (!d_states || !d_out))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0 ||
+      rows > UINT64_MAX / (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (rows == 0)
+    return CUREDUCE_SUCCESS;
+  const cureduce_status st = check_state(d_states);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!cr_is_device_pointer(d_out))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  return cr_launch_exact_finish(op, d_states, rows, out_dtype, d_out, stream);
 }

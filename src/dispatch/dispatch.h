@@ -68,9 +68,16 @@ cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const void *d_in, 
 /* d_state += d_other, word by word, then one carry step. */
 cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64_t *d_other, void *stream);
 
-/* Round a state (op SUM_EXACT or MEAN_EXACT) into one element of out at d_out. */
-cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
-                                       void *d_out, void *stream);
+/* Add row i of the rows x cols matrix at d_in (leading dimension ld) to the i-th of rows
+   states at d_states (the ticket, for rows that take a grid each, as in
+   cr_launch_exact_accumulate). */
+cureduce_status cr_launch_exact_accumulate_rows(cureduce_dtype in, const void *d_in, uint64_t rows,
+                                                uint64_t cols, uint64_t ld, int64_t *d_states,
+                                                void *d_workspace, void *stream);
+
+/* Round each of count states (op SUM_EXACT or MEAN_EXACT) into one element of out at d_out. */
+cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_states, uint64_t count,
+                                       cureduce_dtype out, void *d_out, void *stream);
 
 /* The bytes of the exact region of the axis workspace, at its end (its tickets zero when the
    handle is made; every launch leaves them so). */

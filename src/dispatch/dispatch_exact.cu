@@ -261,16 +261,55 @@ extern "C" cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const v
 #undef CALL
 }
 
+// Row states: a grid a row, one launch after the other, where a row is long enough for its
+// launch to cost less than one block walking it (a block reads about 20 GB/s, the GPU about
+// 3 TB/s, and a launch costs about 5 us); else one launch, a block a row (exact_row_states).
+constexpr uint64_t GRID_ROW_BYTES_PER_ROW = 128 << 10;
+
+template <cureduce_dtype IN>
+cureduce_status launch_row_states(const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                  exact_word *states, unsigned *ticket, cudaStream_t stream) {
+  constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
+  const auto *x = static_cast<const cr::storage_t<IN> *>(d_in);
+  if (cols * ELEM / rows >= GRID_ROW_BYTES_PER_ROW) {
+    const cr::exact_finish fin{0, 0, CUREDUCE_F64, nullptr, 0};
+    for (uint64_t r = 0; r < rows; ++r) {
+      const cureduce_status st =
+          launch_full<IN>(x + r * ld, cols, states + r * CUREDUCE_EXACT_STATE_WORDS, ticket, fin, stream);
+      if (st != CUREDUCE_SUCCESS)
+        return st;
+    }
+    return CUREDUCE_SUCCESS;
+  }
+  const unsigned grid = grid_of(rows, (uint64_t)sm_count() * BLOCKS_PER_SM);
+  cr::exact_row_states<IN, BLOCK, UNROLL><<<grid, BLOCK, 0, stream>>>(x, rows, cols, ld, states);
+  return cr::launch_status();
+}
+
+extern "C" cureduce_status cr_launch_exact_accumulate_rows(cureduce_dtype in, const void *d_in, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, int64_t *d_states,
+                                                           void *d_workspace, void *stream) {
+  auto *states = reinterpret_cast<exact_word *>(d_states);
+  auto *ticket = reinterpret_cast<unsigned *>(exact_region(d_workspace) + STATE_BYTES);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_row_states<D>(d_in, rows, cols, ld, states, ticket, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}
+
 extern "C" cureduce_status cr_launch_exact_combine(int64_t *d_state, const int64_t *d_other, void *stream) {
   cr::exact_combine<<<1, 128, 0, static_cast<cudaStream_t>(stream)>>>(
       reinterpret_cast<exact_word *>(d_state), reinterpret_cast<const exact_word *>(d_other));
   return cr::launch_status();
 }
 
-extern "C" cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_state, cureduce_dtype out,
-                                                  void *d_out, void *stream) {
-  cr::exact_round<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(d_state, op == CUREDUCE_MEAN_EXACT, out,
-                                                                   d_out);
+// A warp a state: one warp for one state, else blocks of 8 warps.
+extern "C" cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_states, uint64_t count,
+                                                  cureduce_dtype out, void *d_out, void *stream) {
+  const unsigned threads = count == 1 ? 32 : 256;
+  const unsigned grid = grid_of((count + 7) / 8, (uint64_t)sm_count() * 16);
+  cr::exact_round<<<grid, threads, 0, static_cast<cudaStream_t>(stream)>>>(
+      d_states, count, op == CUREDUCE_MEAN_EXACT, out, d_out, (int)cureduce_dtype_size(out));
   return cr::launch_status();
 }
 

@@ -21,22 +21,6 @@ constexpr size_t full_ticket_offset() { return (size_t)FULL_MAX_BLOCKS * FULL_PA
 // (dispatch_exact.cu).
 constexpr size_t full_exact_offset() { return full_ticket_offset() + 256; }
 
-// The partition of n elements at address `in` (see reduce_full_single_pass.cuh), and its grid.
-template <int ELEM, int BLOCK, int UNROLL> inline full_layout make_full_layout(const void *in, uint64_t n) {
-  constexpr uint64_t per_vec = 16 / ELEM, per_tile = (uint64_t)BLOCK * UNROLL;
-  const uint64_t misalign = reinterpret_cast<uintptr_t>(in) % 16;
-  uint64_t head = misalign ? (16 - misalign) / ELEM : 0;
-  head = head < n ? head : n;
-  full_layout L;
-  L.n = n;
-  L.head = (uint32_t)head;
-  L.vectors = (n - head) / per_vec;
-  L.tail = (uint32_t)((n - head) % per_vec);
-  L.full_tiles = L.vectors / per_tile;
-  L.tiles = (L.vectors + per_tile - 1) / per_tile;
-  return L;
-}
-
 // The grid cap of OP's kernel (Policy: a full_policy): ARG_BLOCKS for the arg ops, else
 // MAX_BLOCKS.
 template <cureduce_op OP, class Policy> constexpr uint64_t full_grid_cap() {

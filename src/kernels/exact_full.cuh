@@ -10,7 +10,8 @@
 // it for the next launch (a one-call sum), or carries its limbs (a caller's running state). A
 // one-call sum of one block rounds its own state and leaves the global one alone.
 // A grid of several rows (blockIdx.y, ld elements apart, each laid out as L) sums each row so,
-// with a state, a ticket and an output of its own.
+// with a state, a ticket and an output of its own. exact_row_states adds the rows of a matrix
+// to callers' states, a block a row, with the same block sum (exact_block_sum).
 #pragma once
 
 #include "../device/block_ticket.cuh"
@@ -29,29 +30,26 @@ struct exact_finish {
   int out_size; // bytes between the outputs of a batch of rows
 };
 
+// Block `b` of `blocks`' exact sum of the array laid out as L at `in` (tiles b, b + blocks,
+// ...; the head in block 0, the tail in the last), into its shared state, which it returns
+// merged and carried (exact_block_carry). Every thread calls it; shared must be cleared.
 template <cureduce_dtype IN, int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
-    exact_full(const storage_t<IN> *__restrict__ in, full_layout L, exact_word *__restrict__ state,
-               unsigned int *__restrict__ ticket, exact_finish fin, uint64_t ld) {
+__device__ __forceinline__ exact_word *exact_block_sum(const storage_t<IN> *__restrict__ in,
+                                                       const full_layout &L, unsigned b, unsigned blocks,
+                                                       exact_block<BLOCK / 32> &shared) {
   using V = vec16<storage_t<IN>>;
-  in += blockIdx.y * ld;
-  state += blockIdx.y * (uint64_t)CUREDUCE_EXACT_STATE_WORDS;
-  ticket += blockIdx.y;
-  fin.out = static_cast<char *>(fin.out) + blockIdx.y * (uint64_t)fin.out_size;
-  __shared__ exact_block<BLOCK / 32> shared;
-  shared.clear();
   exact_word *const block = shared.mine(); // this warp's copy
   const int tid = threadIdx.x;
   exact_thread<IN> th, other; // other: the second chain of f64 (exact_thread::tile_beside)
 
-  if (blockIdx.x == 0 && tid < (int)L.head)
+  if (b == 0 && tid < (int)L.head)
     th.scalar(in[tid], block);
 
   const V *body = reinterpret_cast<const V *>(in + L.head);
-  uint64_t tile = blockIdx.x;
+  uint64_t tile = b;
   const V *p = body + tile * (uint64_t)(BLOCK * UNROLL) + tid;
-  const uint64_t stride = (uint64_t)gridDim.x * (BLOCK * UNROLL);
-  for (; tile < L.full_tiles; tile += gridDim.x, p += stride) {
+  const uint64_t stride = (uint64_t)blocks * (BLOCK * UNROLL);
+  for (; tile < L.full_tiles; tile += blocks, p += stride) {
     V x[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
@@ -68,7 +66,7 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
       }
     }
   }
-  if (blockIdx.x == gridDim.x - 1 && tid < (int)L.tail)
+  if (b == blocks - 1 && tid < (int)L.tail)
     th.scalar(in[L.head + L.vectors * V::N + tid], block);
 
   if constexpr (exact_thread<IN>::TWO_CHAINS)
@@ -76,6 +74,21 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
   th.flush(block);
   exact_word *const merged = shared.merge();
   exact_block_carry(merged);
+  return merged;
+}
+
+template <cureduce_dtype IN, int BLOCK, int UNROLL>
+__global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
+    exact_full(const storage_t<IN> *__restrict__ in, full_layout L, exact_word *__restrict__ state,
+               unsigned int *__restrict__ ticket, exact_finish fin, uint64_t ld) {
+  in += blockIdx.y * ld;
+  state += blockIdx.y * (uint64_t)CUREDUCE_EXACT_STATE_WORDS;
+  ticket += blockIdx.y;
+  fin.out = static_cast<char *>(fin.out) + blockIdx.y * (uint64_t)fin.out_size;
+  __shared__ exact_block<BLOCK / 32> shared;
+  shared.clear();
+  const int tid = threadIdx.x;
+  exact_word *const merged = exact_block_sum<IN, BLOCK, UNROLL>(in, L, blockIdx.x, gridDim.x, shared);
   __shared__ int64_t final_state[CR_EXACT_COUNT + 1];
   if (gridDim.x == 1 && fin.round) { // the only block of its row: its state is the whole sum
     for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
@@ -100,6 +113,29 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     exact_write_result_warp(final_state, fin.mean, fin.out_dtype, fin.out);
 }
 
+// Rows of a matrix (element (i, j) at in[i * ld + j]) added to states, row i to
+// states[i * CUREDUCE_EXACT_STATE_WORDS ...], one block a row: each row laid out on its own (its
+// start need not be aligned as the others'), summed as exact_full's one block would, added to
+// its state and the state carried. A row is one block's alone, so no ticket.
+template <cureduce_dtype IN, int BLOCK, int UNROLL>
+__global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
+    exact_row_states(const storage_t<IN> *__restrict__ in, uint64_t rows, uint64_t cols, uint64_t ld,
+                     exact_word *__restrict__ states) {
+  __shared__ exact_block<BLOCK / 32> shared;
+  for (uint64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const storage_t<IN> *row = in + r * ld;
+    const full_layout L = make_full_layout<(int)sizeof(storage_t<IN>), BLOCK, UNROLL>(row, cols);
+    shared.clear();
+    exact_word *const merged = exact_block_sum<IN, BLOCK, UNROLL>(row, L, 0u, 1u, shared);
+    exact_word *const state = states + r * CUREDUCE_EXACT_STATE_WORDS;
+    exact_block_publish(merged, state);
+    if (threadIdx.x == 0)
+      atomicAdd(&state[CR_EXACT_COUNT], (exact_word)cols);
+    __syncthreads(); // the block's additions to the state are seen by the carry, and shared is free
+    exact_global_carry(state);
+  }
+}
+
 // Add one state into another (dst += src), then carry: one block.
 __global__ void exact_combine(exact_word *__restrict__ dst, const exact_word *__restrict__ src) {
   for (int i = threadIdx.x; i <= CR_EXACT_COUNT; i += blockDim.x)
@@ -109,10 +145,13 @@ __global__ void exact_combine(exact_word *__restrict__ dst, const exact_word *__
   exact_global_carry(dst);
 }
 
-// Round a state into out: one warp.
-__global__ void exact_round(const int64_t *__restrict__ state, int mean, cureduce_dtype out_dtype,
-                            void *out) {
-  exact_write_result_warp(state, mean, out_dtype, out);
+// Round each of `count` states into out (out_size bytes apart): a warp a state.
+__global__ void exact_round(const int64_t *__restrict__ states, uint64_t count, int mean,
+                            cureduce_dtype out_dtype, void *out, int out_size) {
+  const uint64_t warps = (uint64_t)gridDim.x * blockDim.x / 32;
+  for (uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; i < count; i += warps)
+    exact_write_result_warp(states + i * CUREDUCE_EXACT_STATE_WORDS, mean, out_dtype,
+                            static_cast<char *>(out) + i * out_size);
 }
 
 } // namespace cr

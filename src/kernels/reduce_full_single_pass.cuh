@@ -35,6 +35,24 @@ struct full_layout {
   uint64_t tiles;      // full tiles plus a partial one, if any
 };
 
+// The partition of n elements at address `in`: on the host for a launch, on the GPU for rows
+// whose starts are not all alike (exact_full.cuh's row states).
+template <int ELEM, int BLOCK, int UNROLL>
+__host__ __device__ inline full_layout make_full_layout(const void *in, uint64_t n) {
+  constexpr uint64_t per_vec = 16 / ELEM, per_tile = (uint64_t)BLOCK * UNROLL;
+  const uint64_t misalign = reinterpret_cast<uintptr_t>(in) % 16;
+  uint64_t head = misalign ? (16 - misalign) / ELEM : 0;
+  head = head < n ? head : n;
+  full_layout L;
+  L.n = n;
+  L.head = (uint32_t)head;
+  L.vectors = (n - head) / per_vec;
+  L.tail = (uint32_t)((n - head) % per_vec);
+  L.full_tiles = L.vectors / per_tile;
+  L.tiles = (L.vectors + per_tile - 1) / per_tile;
+  return L;
+}
+
 // Index of the first element of body vector `vec` (used by the arg ops; dead code otherwise).
 template <class V, class L_> __device__ __forceinline__ int64_t element_of(const L_ &L, uint64_t vec) {
   return (int64_t)(L.head + vec * V::N);
