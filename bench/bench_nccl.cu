@@ -48,7 +48,9 @@ const bench_case CASES[] = {
     {CUREDUCE_F64, CUREDUCE_SUM, CUREDUCE_F64},  {CUREDUCE_F64, CUREDUCE_SUM_EXACT, CUREDUCE_F64},
 };
 
-const char *dtype_name(cureduce_dtype d) { return d == CUREDUCE_F32 ? "f32" : d == CUREDUCE_BF16 ? "bf16" : "f64"; }
+const char *dtype_name(cureduce_dtype d) {
+  return d == CUREDUCE_F32 ? "f32" : d == CUREDUCE_BF16 ? "bf16" : "f64";
+}
 const char *op_name(cureduce_op op) { return op == CUREDUCE_SUM ? "sum" : "sum_exact"; }
 
 #define RANK_CHECK(ok, what)                                                                                 \
@@ -159,13 +161,16 @@ void run_cases(rank_ctx &c, uint64_t bytes, FILE *to) {
                  "cureduce_reduce");
     };
     const auto dist = [&](const void *p, uint64_t m, uint64_t total) {
-      RANK_CHECK(cureduce_dist_reduce(c.d, bc.op, bc.dtype, p, m, total, bc.acc, c.out, c.s) == CUREDUCE_SUCCESS,
+      RANK_CHECK(cureduce_dist_reduce(c.d, bc.op, bc.dtype, p, m, total, bc.acc, c.out, c.s) ==
+                     CUREDUCE_SUCCESS,
                  "cureduce_dist_reduce");
     };
     // weak: a whole array a rank
-    const double one_us = slowest(c, time_us(c.s, [&] { one(n); }, 2, 5, 4));
+    const double one_us = slowest(c, time_us(
+                                         c.s, [&] { one(n); }, 2, 5, 4));
     const uint64_t one_bits = result_bits(c.one_out, bc.acc);
-    const double weak_us = slowest(c, time_us(c.s, [&] { dist(c.buf, n, n * k); }, 2, 5, 4));
+    const double weak_us = slowest(c, time_us(
+                                          c.s, [&] { dist(c.buf, n, n * k); }, 2, 5, 4));
     const uint64_t weak_bits = result_bits(c.out, bc.acc);
     const bool weak_ok = same_on_every_rank(c, weak_bits) && weak_bits == times_k(one_bits, bc.acc, k);
     if (rank == 0)
@@ -173,7 +178,8 @@ void run_cases(rank_ctx &c, uint64_t bytes, FILE *to) {
     // strong: a slice of the one array a rank
     const uint64_t lo = n / k * rank, hi = rank == k - 1 ? n : n / k * (rank + 1);
     const char *slice = static_cast<const char *>(c.buf) + lo * cureduce_dtype_size(bc.dtype);
-    const double strong_us = slowest(c, time_us(c.s, [&] { dist(slice, hi - lo, n); }, 2, 5, 4));
+    const double strong_us = slowest(c, time_us(
+                                            c.s, [&] { dist(slice, hi - lo, n); }, 2, 5, 4));
     const uint64_t strong_bits = result_bits(c.out, bc.acc);
     const bool strong_ok =
         same_on_every_rank(c, strong_bits) && (bc.op != CUREDUCE_SUM_EXACT || strong_bits == one_bits);
@@ -182,11 +188,14 @@ void run_cases(rank_ctx &c, uint64_t bytes, FILE *to) {
           strong_ok);
     // latency: a few elements a rank
     if (bc.dtype == CUREDUCE_F32) {
-      const double small_one = slowest(c, time_us(c.s, [&] { one(LATENCY_N); }, 20, 7, 100));
+      const double small_one = slowest(c, time_us(
+                                              c.s, [&] { one(LATENCY_N); }, 20, 7, 100));
       const uint64_t small_one_bits = result_bits(c.one_out, bc.acc);
-      const double small_k = slowest(c, time_us(c.s, [&] { dist(c.buf, LATENCY_N, LATENCY_N * k); }, 20, 7, 100));
+      const double small_k = slowest(c, time_us(
+                                            c.s, [&] { dist(c.buf, LATENCY_N, LATENCY_N * k); }, 20, 7, 100));
       const uint64_t small_bits = result_bits(c.out, bc.acc);
-      const bool small_ok = same_on_every_rank(c, small_bits) && small_bits == times_k(small_one_bits, bc.acc, k);
+      const bool small_ok =
+          same_on_every_rank(c, small_bits) && small_bits == times_k(small_one_bits, bc.acc, k);
       if (rank == 0)
         row(to, g, k, "latency", bc, LATENCY_N, small_one, small_k, 0, small_bits, small_one_bits, small_ok);
     }
@@ -224,7 +233,8 @@ int run_rank(int rank, int world, const char *id_path, const char *csv_path, uin
   ncclUniqueId id;
   RANK_CHECK(cudaSetDevice(rank) == cudaSuccess, "cudaSetDevice");
   if (rank == 0)
-    RANK_CHECK(ncclGetUniqueId(&id) == ncclSuccess && publish_id(id_path, &id) == 0, "publishing the NCCL id");
+    RANK_CHECK(ncclGetUniqueId(&id) == ncclSuccess && publish_id(id_path, &id) == 0,
+               "publishing the NCCL id");
   else
     RANK_CHECK(wait_for_id(id_path, &id) == 0, "waiting for the NCCL id");
   RANK_CHECK(ncclCommInitRank(&c.comm, world, id, rank) == ncclSuccess, "ncclCommInitRank");
@@ -258,7 +268,8 @@ int gpu_count() {
 
 // k ranks, forked; their rows appended to `rows`. False when a rank failed.
 bool run_world(int k, uint64_t bytes, const char *dir, std::vector<std::string> &rows) {
-  const std::string id = std::string(dir) + "/id" + std::to_string(k), csv = std::string(dir) + "/rows" + std::to_string(k);
+  const std::string id = std::string(dir) + "/id" + std::to_string(k),
+                    csv = std::string(dir) + "/rows" + std::to_string(k);
   fflush(stdout);
   pid_t pids[MAX_GPUS];
   for (int r = 0; r < k; ++r) {
@@ -326,14 +337,16 @@ std::string summary(const std::vector<std::string> &rows, double gib, int &faile
       latency_lines << "  " << op << " " << dtype << " on " << k << " GPUs: " << f[9] << " us (one GPU "
                     << f[8] << " us)\n";
   }
-  s << rows.size() << " results, " << failed << " failed checks (weak: k copies give k times one copy's bits; "
+  s << rows.size() << " results, " << failed
+    << " failed checks (weak: k copies give k times one copy's bits; "
     << "strong, exact sums: one GPU's bits; every rank the same bits)\n";
   s << "target k GPUs >= 0.9 k x one GPU's throughput at " << gib << " GiB a GPU: " << misses << " misses of "
     << weak << "\n"
     << weak_lines.str();
   s << "exact sums of one array split over every k, the same bits as on one GPU:\n";
   for (const auto &e : exact_bits)
-    s << "  " << e.first << ": " << (exact_same[e.first] ? "identical" : "DIFFERENT") << " (" << e.second << ")\n";
+    s << "  " << e.first << ": " << (exact_same[e.first] ? "identical" : "DIFFERENT") << " (" << e.second
+      << ")\n";
   s << "combine latency, " << LATENCY_N << " elements a GPU (hot median a call):\n" << latency_lines.str();
   return s.str();
 }
@@ -421,7 +434,8 @@ int main(int argc, char **argv) {
   for (int k : ks) {
     const size_t before = rows.size();
     ok = run_world(k, bytes, dir, rows) && ok;
-    printf("%d GPU%s: %zu results%s\n", k, k > 1 ? "s" : "", rows.size() - before, ok ? "" : " (a rank failed)");
+    printf("%d GPU%s: %zu results%s\n", k, k > 1 ? "s" : "", rows.size() - before,
+           ok ? "" : " (a rank failed)");
   }
   rmdir(dir);
   if (rows.empty()) {

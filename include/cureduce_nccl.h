@@ -95,8 +95,9 @@ CUREDUCE_API cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_o
  * layout: element (i, j) at d_in[i * ld + j], ld >= cols_local); rank r's columns follow rank
  * r - 1's. One result per row over all the columns, on every rank: out[i] as
  * cureduce_reduce_rows writes it, arg ops giving the global column. The partials take
- * 24 bytes per row per rank on every GPU, sized once by cureduce_dist_reserve_rows.
- * The exact sums are not offered for rows yet (UNSUPPORTED).
+ * 24 bytes per row per rank, and an exact state of 640 bytes per row, on every GPU, sized once
+ * by cureduce_dist_reserve_rows. The exact sums all-reduce one state per row: each row's bits
+ * are those of cureduce_reduce_rows over the whole matrix on one GPU, for any split.
  */
 
 /* Make room for reductions of up to max_rows rows (allocates; waits for the device). Not a

@@ -19,7 +19,7 @@ struct cureduce_dist_s {
   uint64_t row_capacity;  /* rows the buffers below hold (1 at creation: a full array) */
   void *d_local;          /* row_capacity local results, 8 bytes each */
   cr_dist_partial *d_all; /* world x row_capacity partials, rank-major: the all-gather's buffer */
-  int64_t *d_exact;       /* one exact state */
+  int64_t *d_exact;       /* row_capacity exact states */
   uint64_t *d_count;      /* cureduce_dist_count's word */
 };
 
@@ -27,21 +27,27 @@ static cureduce_status nccl_status(ncclResult_t r) {
   return r == ncclSuccess ? CUREDUCE_SUCCESS : CUREDUCE_ERROR_CUDA;
 }
 
-static void free_rows(struct cureduce_dist_s *d) {
-  cudaFree(d->d_local);
-  cudaFree(d->d_all);
+#define STATE_BYTES (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t))
+
+/* 0, or the first failure's error. */
+static cudaError_t free_rows(struct cureduce_dist_s *d) {
+  const cudaError_t a = cudaFree(d->d_local), b = cudaFree(d->d_all), c = cudaFree(d->d_exact);
   d->d_local = NULL;
   d->d_all = NULL;
+  d->d_exact = NULL;
   d->row_capacity = 0;
+  return a != cudaSuccess ? a : b != cudaSuccess ? b : c;
 }
 
-/* The row buffers for `rows` rows: 8 bytes of local result and world partials per row. */
+/* The row buffers for `rows` rows: 8 bytes of local result, world partials and an exact state
+   per row. */
 static cureduce_status alloc_rows(struct cureduce_dist_s *d, uint64_t rows) {
-  if (rows > SIZE_MAX / sizeof(cr_dist_partial) / (uint64_t)d->world)
+  if (rows > SIZE_MAX / sizeof(cr_dist_partial) / (uint64_t)d->world || rows > SIZE_MAX / STATE_BYTES)
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (cudaMalloc(&d->d_local, (size_t)rows * 8) != cudaSuccess ||
       cudaMalloc((void **)&d->d_all, (size_t)rows * (size_t)d->world * sizeof(cr_dist_partial)) !=
-          cudaSuccess) {
+          cudaSuccess ||
+      cudaMalloc((void **)&d->d_exact, (size_t)rows * STATE_BYTES) != cudaSuccess) {
     (void)cudaGetLastError();
     free_rows(d);
     return CUREDUCE_ERROR_OUT_OF_MEMORY;
@@ -77,9 +83,7 @@ cureduce_status cureduce_dist_create(cureduce_dist *dist, void *nccl_comm, cured
   d->rank = rank;
   d->world = world;
   cureduce_status st = alloc_rows(d, 1);
-  if (st == CUREDUCE_SUCCESS &&
-      (cudaMalloc((void **)&d->d_exact, CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)) != cudaSuccess ||
-       cudaMalloc((void **)&d->d_count, sizeof(uint64_t)) != cudaSuccess)) {
+  if (st == CUREDUCE_SUCCESS && cudaMalloc((void **)&d->d_count, sizeof(uint64_t)) != cudaSuccess) {
     (void)cudaGetLastError();
     st = CUREDUCE_ERROR_OUT_OF_MEMORY;
   }
@@ -95,8 +99,7 @@ cureduce_status cureduce_dist_destroy(cureduce_dist dist) {
   if (!dist)
     return CUREDUCE_SUCCESS;
   const cudaError_t sync = cudaDeviceSynchronize();
-  free_rows(dist);
-  const cudaError_t freed = cudaFree(dist->d_exact);
+  const cudaError_t freed = free_rows(dist);
   const cudaError_t freed_count = cudaFree(dist->d_count);
   free(dist);
   return sync == cudaSuccess && freed == cudaSuccess && freed_count == cudaSuccess ? CUREDUCE_SUCCESS
@@ -169,23 +172,28 @@ static cureduce_status validate(cureduce_dist dist, cureduce_op op, cureduce_dty
   return CUREDUCE_SUCCESS;
 }
 
-/* Exact sums: every rank's exact state, summed as integers over the ranks, rounded once. */
+/* Exact sums: every rank's exact states (one a row; rows 0: a full array of cols elements),
+   summed as integers over the ranks, each rounded once. */
 static cureduce_status reduce_exact(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
-                                    const void *d_in, uint64_t n_local, cureduce_dtype out_dtype, void *d_out,
-                                    void *stream) {
-  const size_t bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
-  if (cudaMemsetAsync(dist->d_exact, 0, bytes, (cudaStream_t)stream) != cudaSuccess)
+                                    const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
+                                    cureduce_dtype out_dtype, void *d_out, void *stream) {
+  const uint64_t states = rows > 0 ? rows : 1;
+  if (cudaMemsetAsync(dist->d_exact, 0, states * STATE_BYTES, (cudaStream_t)stream) != cudaSuccess)
     return CUREDUCE_ERROR_CUDA;
   cureduce_status st = CUREDUCE_SUCCESS;
-  if (n_local > 0)
-    st = cureduce_exact_accumulate(dist->handle, in_dtype, d_in, n_local, dist->d_exact, stream);
+  if (cols > 0)
+    st = rows > 0 ? cureduce_exact_accumulate_rows(dist->handle, in_dtype, d_in, rows, cols, ld,
+                                                   dist->d_exact, stream)
+                  : cureduce_exact_accumulate(dist->handle, in_dtype, d_in, cols, dist->d_exact, stream);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  st = nccl_status(ncclAllReduce(dist->d_exact, dist->d_exact, CUREDUCE_EXACT_STATE_WORDS, ncclInt64, ncclSum,
-                                 dist->comm, (cudaStream_t)stream));
+  st = nccl_status(ncclAllReduce(dist->d_exact, dist->d_exact, states * CUREDUCE_EXACT_STATE_WORDS, ncclInt64,
+                                 ncclSum, dist->comm, (cudaStream_t)stream));
   if (st != CUREDUCE_SUCCESS)
     return st;
-  return cureduce_exact_finish(dist->handle, op, dist->d_exact, out_dtype, d_out, stream);
+  return rows > 0
+             ? cureduce_exact_finish_rows(dist->handle, op, dist->d_exact, rows, out_dtype, d_out, stream)
+             : cureduce_exact_finish(dist->handle, op, dist->d_exact, out_dtype, d_out, stream);
 }
 
 /* After the local results are in d_local (when count > 0): pack, all-gather, combine. */
@@ -218,7 +226,7 @@ cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_op op, cureduc
   if (n_global == 0 || dist->world == 1)
     return cureduce_reduce(dist->handle, op, in_dtype, d_in, n_local, acc_dtype, d_out, stream);
   if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
-    return reduce_exact(dist, op, in_dtype, d_in, n_local, acc_dtype, d_out, stream);
+    return reduce_exact(dist, op, in_dtype, d_in, 0, n_local, n_local, acc_dtype, d_out, stream);
   if (n_local > 0) {
     st = cureduce_reduce(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, n_local, acc_dtype,
                          dist->d_local, stream);
@@ -236,8 +244,6 @@ cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cu
       validate(dist, op, in_dtype, d_in, rows > 0 && cols_local > 0, &acc_dtype, d_out, rows > 0);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
-    return CUREDUCE_ERROR_UNSUPPORTED;
   if (!cr_matrix_shape_ok(rows, cols_local, ld) || cols_local > cols_global ||
       cols_global > (uint64_t)INT64_MAX || rows > dist->row_capacity)
     return CUREDUCE_ERROR_INVALID_VALUE;
@@ -246,6 +252,8 @@ cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cu
   if (cols_global == 0 || dist->world == 1) /* every row empty, or one rank: the library's call */
     return cureduce_reduce_rows(dist->handle, op, in_dtype, d_in, rows, cols_local, ld, acc_dtype, d_out,
                                 stream);
+  if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
+    return reduce_exact(dist, op, in_dtype, d_in, rows, cols_local, ld, acc_dtype, d_out, stream);
   if (cols_local > 0) {
     st = cureduce_reduce_rows(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, rows, cols_local,
                               ld, acc_dtype, dist->d_local, stream);
