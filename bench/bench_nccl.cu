@@ -29,6 +29,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace {
 
@@ -165,22 +166,21 @@ void run_cases(rank_ctx &c, uint64_t bytes, FILE *to) {
                      CUREDUCE_SUCCESS,
                  "cureduce_dist_reduce");
     };
+    // The slowest rank's median time of `run` (fixed counts), and the result it left at `out`.
+    const auto measure = [&](auto run, const void *out, int warmup, int reps, int batch) {
+      const double us = slowest(c, time_us(c.s, run, warmup, reps, batch));
+      return std::make_pair(us, result_bits(out, bc.acc));
+    };
     // weak: a whole array a rank
-    const double one_us = slowest(c, time_us(
-                                         c.s, [&] { one(n); }, 2, 5, 4));
-    const uint64_t one_bits = result_bits(c.one_out, bc.acc);
-    const double weak_us = slowest(c, time_us(
-                                          c.s, [&] { dist(c.buf, n, n * k); }, 2, 5, 4));
-    const uint64_t weak_bits = result_bits(c.out, bc.acc);
+    const auto [one_us, one_bits] = measure([&] { one(n); }, c.one_out, 2, 5, 4);
+    const auto [weak_us, weak_bits] = measure([&] { dist(c.buf, n, n * k); }, c.out, 2, 5, 4);
     const bool weak_ok = same_on_every_rank(c, weak_bits) && weak_bits == times_k(one_bits, bc.acc, k);
     if (rank == 0)
       row(to, g, k, "weak", bc, n, one_us, weak_us, one_us / weak_us, weak_bits, one_bits, weak_ok);
     // strong: a slice of the one array a rank
     const uint64_t lo = n / k * rank, hi = rank == k - 1 ? n : n / k * (rank + 1);
     const char *slice = static_cast<const char *>(c.buf) + lo * cureduce_dtype_size(bc.dtype);
-    const double strong_us = slowest(c, time_us(
-                                            c.s, [&] { dist(slice, hi - lo, n); }, 2, 5, 4));
-    const uint64_t strong_bits = result_bits(c.out, bc.acc);
+    const auto [strong_us, strong_bits] = measure([&] { dist(slice, hi - lo, n); }, c.out, 2, 5, 4);
     const bool strong_ok =
         same_on_every_rank(c, strong_bits) && (bc.op != CUREDUCE_SUM_EXACT || strong_bits == one_bits);
     if (rank == 0) // rank 0's slice: n / k elements
@@ -188,12 +188,9 @@ void run_cases(rank_ctx &c, uint64_t bytes, FILE *to) {
           strong_ok);
     // latency: a few elements a rank
     if (bc.dtype == CUREDUCE_F32) {
-      const double small_one = slowest(c, time_us(
-                                              c.s, [&] { one(LATENCY_N); }, 20, 7, 100));
-      const uint64_t small_one_bits = result_bits(c.one_out, bc.acc);
-      const double small_k = slowest(c, time_us(
-                                            c.s, [&] { dist(c.buf, LATENCY_N, LATENCY_N * k); }, 20, 7, 100));
-      const uint64_t small_bits = result_bits(c.out, bc.acc);
+      const auto [small_one, small_one_bits] = measure([&] { one(LATENCY_N); }, c.one_out, 20, 7, 100);
+      const auto [small_k, small_bits] =
+          measure([&] { dist(c.buf, LATENCY_N, LATENCY_N * k); }, c.out, 20, 7, 100);
       const bool small_ok =
           same_on_every_rank(c, small_bits) && small_bits == times_k(small_one_bits, bc.acc, k);
       if (rank == 0)
