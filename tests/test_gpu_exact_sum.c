@@ -422,17 +422,19 @@ static void split_states_should_give_one_call_bits(void **state) {
 
 /* Rows into states (cureduce_exact_accumulate_rows), in two column chunks added one after the
    other, rounded by cureduce_exact_finish_rows: each row's state and bits those of the CPU's
-   exact sum of that row. Rows start unaligned to each other (ld), a block a row or (the long
-   rows) a grid a row. */
+   exact sum of that row. Rows start unaligned to each other (ld), a block a row (more rows than
+   blocks too) or (the long rows) a grid a row. */
 static void row_states_should_match_cpu(void **state) {
   (void)state;
-  static const uint64_t SHAPES[][3] = {{3, 1000, 1003}, {70, 517, 519}, {300, 33, 40}, {2, 300000, 300003}};
+  static const uint64_t SHAPES[][3] = {
+      {3, 1000, 1003}, {70, 517, 519}, {1200, 33, 35}, {1, 60000, 60000}, {2, 300000, 300003}};
+  enum { MAX_ROWS = 1200 };
   uint64_t rng = tu_seed() + 7;
   const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
-  int64_t *d_states, *h_states = malloc(300 * state_bytes), *cpu = malloc(300 * state_bytes);
+  int64_t *d_states, *h_states = malloc(MAX_ROWS * state_bytes), *cpu = malloc(MAX_ROWS * state_bytes);
   assert_non_null(h_states);
   assert_non_null(cpu);
-  CUDA_OK(cudaMalloc((void **)&d_states, 300 * state_bytes));
+  CUDA_OK(cudaMalloc((void **)&d_states, MAX_ROWS * state_bytes));
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
     for (size_t sh = 0; sh < sizeof SHAPES / sizeof *SHAPES && input_wanted(INPUTS[d]); ++sh) {
       const cureduce_dtype in = INPUTS[d];
@@ -474,6 +476,7 @@ static void row_states_should_match_cpu(void **state) {
         for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
           for (int k = 0; k < nout; ++k) {
             const size_t osize = cureduce_dtype_size(outs[k]);
+            CUDA_OK(cudaMemset(g_out, 0xab, rows * osize)); /* a row not written shows */
             assert_int_equal(
                 cureduce_exact_finish_rows(g_handle, OPS[o], d_states, rows, outs[k], g_out, NULL),
                 CUREDUCE_SUCCESS);
@@ -722,10 +725,18 @@ static void state_calls_should_refuse_bad_arguments(void **state) {
                    CUREDUCE_ERROR_HOST_POINTER);
   assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, 0, 4, 4, NULL, NULL),
                    CUREDUCE_SUCCESS); /* no rows: nothing to do */
+  assert_int_equal(cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, NULL, 1, 0, 0, d_state, NULL),
+                   CUREDUCE_SUCCESS); /* no columns: nothing read */
+  assert_int_equal(
+      cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, UINT64_MAX / 320, 0, 0, d_state, NULL),
+      CUREDUCE_ERROR_INVALID_VALUE); /* more states than memory can address */
   assert_int_equal(cureduce_exact_finish_rows(g_handle, CUREDUCE_MAX, d_state, 1, CUREDUCE_F64, g_out, NULL),
                    CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(
       cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, NULL, 1, CUREDUCE_F64, g_out, NULL),
+      CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(
+      cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, d_state, 1, CUREDUCE_F64, NULL, NULL),
       CUREDUCE_ERROR_NULL_POINTER);
   assert_int_equal(
       cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, d_state, 1, CUREDUCE_F64, g_host, NULL),

@@ -40,19 +40,25 @@ static cudaError_t free_rows(struct cureduce_dist_s *d) {
 }
 
 /* The row buffers for `rows` rows: 8 bytes of local result, world partials and an exact state
-   per row. */
+   per row. They replace d's only when all are allocated: a failure leaves d's as they were. */
 static cureduce_status alloc_rows(struct cureduce_dist_s *d, uint64_t rows) {
   if (rows > SIZE_MAX / sizeof(cr_dist_partial) / (uint64_t)d->world || rows > SIZE_MAX / STATE_BYTES)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (cudaMalloc(&d->d_local, (size_t)rows * 8) != cudaSuccess ||
-      cudaMalloc((void **)&d->d_all, (size_t)rows * (size_t)d->world * sizeof(cr_dist_partial)) !=
+  struct cureduce_dist_s fresh = *d;
+  fresh.d_local = NULL;
+  fresh.d_all = NULL;
+  fresh.d_exact = NULL;
+  if (cudaMalloc(&fresh.d_local, (size_t)rows * 8) != cudaSuccess ||
+      cudaMalloc((void **)&fresh.d_all, (size_t)rows * (size_t)d->world * sizeof(cr_dist_partial)) !=
           cudaSuccess ||
-      cudaMalloc((void **)&d->d_exact, (size_t)rows * STATE_BYTES) != cudaSuccess) {
+      cudaMalloc((void **)&fresh.d_exact, (size_t)rows * STATE_BYTES) != cudaSuccess) {
     (void)cudaGetLastError();
-    free_rows(d);
+    free_rows(&fresh);
     return CUREDUCE_ERROR_OUT_OF_MEMORY;
   }
-  d->row_capacity = rows;
+  (void)free_rows(d);
+  fresh.row_capacity = rows;
+  *d = fresh;
   return CUREDUCE_SUCCESS;
 }
 
@@ -123,12 +129,7 @@ cureduce_status cureduce_dist_reserve_rows(cureduce_dist dist, uint64_t max_rows
     return CUREDUCE_SUCCESS;
   if (cudaDeviceSynchronize() != cudaSuccess) /* the old buffers may still be in use */
     return CUREDUCE_ERROR_CUDA;
-  const uint64_t old = dist->row_capacity;
-  free_rows(dist);
-  const cureduce_status st = alloc_rows(dist, max_rows);
-  if (st != CUREDUCE_SUCCESS && alloc_rows(dist, old) != CUREDUCE_SUCCESS)
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  return st;
+  return alloc_rows(dist, max_rows); /* keeps the old buffers when it fails */
 }
 
 cureduce_status cureduce_dist_count(cureduce_dist dist, uint64_t n_local, uint64_t *n_global, void *stream) {
