@@ -16,6 +16,7 @@
 #include "bench_util.cuh"
 #include "cureduce.h"
 #include "cureduce_nccl.h"
+#include "nccl_id_file.h"
 
 #include <nccl.h>
 
@@ -199,29 +200,6 @@ void run_cases(rank_ctx &c, uint64_t bytes, FILE *to) {
   }
 }
 
-int publish_id(const char *path, const ncclUniqueId *id) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f || fwrite(id, sizeof *id, 1, f) != 1 || fclose(f) != 0)
-    return -1;
-  return rename(tmp, path);
-}
-
-int wait_for_id(const char *path, ncclUniqueId *id) {
-  for (int tries = 0; tries < 12000; ++tries) { // two minutes
-    FILE *f = fopen(path, "rb");
-    if (f) {
-      const size_t got = fread(id, sizeof *id, 1, f);
-      fclose(f);
-      if (got == 1)
-        return 0;
-    }
-    usleep(10000);
-  }
-  return -1;
-}
-
 // One rank: its GPU, the communicator, the cases; rank 0 writes the rows to csv_path.
 int run_rank(int rank, int world, const char *id_path, const char *csv_path, uint64_t bytes) {
   rank_ctx c{};
@@ -230,10 +208,10 @@ int run_rank(int rank, int world, const char *id_path, const char *csv_path, uin
   ncclUniqueId id;
   RANK_CHECK(cudaSetDevice(rank) == cudaSuccess, "cudaSetDevice");
   if (rank == 0)
-    RANK_CHECK(ncclGetUniqueId(&id) == ncclSuccess && publish_id(id_path, &id) == 0,
+    RANK_CHECK(ncclGetUniqueId(&id) == ncclSuccess && nccl_id_publish(id_path, &id) == 0,
                "publishing the NCCL id");
   else
-    RANK_CHECK(wait_for_id(id_path, &id) == 0, "waiting for the NCCL id");
+    RANK_CHECK(nccl_id_wait(id_path, &id) == 0, "waiting for the NCCL id");
   RANK_CHECK(ncclCommInitRank(&c.comm, world, id, rank) == ncclSuccess, "ncclCommInitRank");
   RANK_CHECK(cureduce_create(&c.h) == CUREDUCE_SUCCESS, "cureduce_create");
   RANK_CHECK(cureduce_dist_create(&c.d, c.comm, c.h) == CUREDUCE_SUCCESS, "cureduce_dist_create");

@@ -14,6 +14,7 @@
  * the arg ops, the exact sums, integer sums), else the rank-order combine of each shard's
  * result. Each rank prints one line; the program exits 0 only when every rank passed. Start it
  * with NCCL_NVLS_ENABLE=0 (CTest does). */
+#include "../bench/nccl_id_file.h"
 #include "cureduce_nccl.h"
 #include "dist_gpu_util.h"
 
@@ -152,30 +153,6 @@ static void run_checks(rank_ctx *c, uint64_t seed) {
     }
 }
 
-/* Rank 0 writes the id to a temporary name and renames it, so the others never read half. */
-static int publish_id(const char *path, const ncclUniqueId *id) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f || fwrite(id, sizeof *id, 1, f) != 1 || fclose(f) != 0)
-    return -1;
-  return rename(tmp, path);
-}
-
-static int wait_for_id(const char *path, ncclUniqueId *id) {
-  for (int tries = 0; tries < 12000; ++tries) { /* two minutes */
-    FILE *f = fopen(path, "rb");
-    if (f) {
-      const size_t got = fread(id, sizeof *id, 1, f);
-      fclose(f);
-      if (got == 1)
-        return 0;
-    }
-    usleep(10000);
-  }
-  return -1;
-}
-
 /* 0 when every check passed, 77 when there are too few GPUs, else 1. */
 static int run_rank(int rank, int world, const char *id_path, uint64_t seed) {
   int devices = 0;
@@ -188,11 +165,11 @@ static int run_rank(int rank, int world, const char *id_path, uint64_t seed) {
   ncclComm_t comm;
   if (cudaSetDevice(rank) != cudaSuccess)
     return 1;
-  if (rank == 0 && (ncclGetUniqueId(&id) != ncclSuccess || publish_id(id_path, &id) != 0)) {
+  if (rank == 0 && (ncclGetUniqueId(&id) != ncclSuccess || nccl_id_publish(id_path, &id) != 0)) {
     printf("rank 0: could not make or publish the NCCL id at %s\n", id_path);
     return 1;
   }
-  if (rank != 0 && wait_for_id(id_path, &id) != 0) {
+  if (rank != 0 && nccl_id_wait(id_path, &id) != 0) {
     printf("rank %d: no NCCL id at %s\n", rank, id_path);
     return 1;
   }
