@@ -325,8 +325,9 @@ CUREDUCE_API cureduce_status cureduce_exact_finish_rows(cureduce_handle handle, 
                                                         const int64_t *d_states, uint64_t rows,
                                                         cureduce_dtype out_dtype, void *d_out, void *stream);
 
-/* The same on host memory, synchronous. cureduce_cpu_exact_finish returns EMPTY for the mean of
-   a state with no elements, and writes nothing. */
+/* accumulate, combine and finish on host memory, synchronous (the rows calls have no host
+   twin yet). cureduce_cpu_exact_finish returns EMPTY for the mean of a state with no elements,
+   and writes nothing. */
 CUREDUCE_API cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in,
                                                            uint64_t n, int64_t *h_state);
 CUREDUCE_API cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other);
