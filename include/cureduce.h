@@ -325,14 +325,20 @@ CUREDUCE_API cureduce_status cureduce_exact_finish_rows(cureduce_handle handle, 
                                                         const int64_t *d_states, uint64_t rows,
                                                         cureduce_dtype out_dtype, void *d_out, void *stream);
 
-/* accumulate, combine and finish on host memory, synchronous (the rows calls have no host
-   twin yet). cureduce_cpu_exact_finish returns EMPTY for the mean of a state with no elements,
-   and writes nothing. */
+/* The same on host memory, synchronous. cureduce_cpu_exact_finish returns EMPTY for the mean of
+   a state with no elements, and writes nothing; cureduce_cpu_exact_finish_rows writes NaN
+   there, as the GPU call does. */
 CUREDUCE_API cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in,
                                                            uint64_t n, int64_t *h_state);
+CUREDUCE_API cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, const void *h_in,
+                                                                uint64_t rows, uint64_t cols, uint64_t ld,
+                                                                int64_t *h_states);
 CUREDUCE_API cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other);
 CUREDUCE_API cureduce_status cureduce_cpu_exact_finish(cureduce_op op, const int64_t *h_state,
                                                        cureduce_dtype out_dtype, void *h_out);
+CUREDUCE_API cureduce_status cureduce_cpu_exact_finish_rows(cureduce_op op, const int64_t *h_states,
+                                                            uint64_t rows, cureduce_dtype out_dtype,
+                                                            void *h_out);
 
 #ifdef __cplusplus
 }

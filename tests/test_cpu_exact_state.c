@@ -1,7 +1,7 @@
 /* Running exact states on the CPU: split into chunks in any way and combined in any order, they
  * round to the bits of one call; bad arguments get a status and leave the state alone. A sum
  * held as two doubles (cr_exact_pair_value) rounds to the bits of the exact state that holds it,
- * or is left to that state, and rarely so for a mean. */
+ * or is left to that state, and rarely so for a mean. Rows into states round each row alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,6 +47,60 @@ static void chunks_in_any_order_should_give_one_call_bits(void **state) {
         }
     }
   free(x);
+}
+
+/* Rows into states (two column chunks, rows ld apart) round each row to the bits of one call
+   over it; an empty row's mean is NaN; bad arguments get a status. */
+static void rows_should_give_each_rows_bits(void **state) {
+  (void)state;
+  enum { ROWS = 5, COLS = 301, LD = 307 };
+  uint64_t rng = tu_seed() + 13;
+  double x[ROWS * LD];
+  int64_t w[ROWS * CUREDUCE_EXACT_STATE_WORDS];
+  for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+    ex_fill(CUREDUCE_F64, x, ROWS * LD, (ex_pattern)p, &rng);
+    memset(w, 0, sizeof w);
+    const uint64_t split = tu_next(&rng) % (COLS + 1);
+    assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F64, x, ROWS, split, LD, w),
+                     CUREDUCE_SUCCESS);
+    assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F64, x + split, ROWS, COLS - split, LD, w),
+                     CUREDUCE_SUCCESS);
+    for (int mean = 0; mean < 2; ++mean) {
+      const cureduce_op op = mean ? CUREDUCE_MEAN_EXACT : CUREDUCE_SUM_EXACT;
+      float got[ROWS];
+      memset(got, 0xab, sizeof got);
+      assert_int_equal(cureduce_cpu_exact_finish_rows(op, w, ROWS, CUREDUCE_F32, got), CUREDUCE_SUCCESS);
+      for (int r = 0; r < ROWS; ++r) {
+        float want = 0.0f;
+        assert_int_equal(cureduce_cpu_reduce(op, CUREDUCE_F64, x + r * LD, COLS, CUREDUCE_F32, &want),
+                         CUREDUCE_SUCCESS);
+        if (memcmp(&got[r], &want, sizeof want) != 0)
+          fail_msg("%s %s row %d: %a, one call %a", cureduce_op_name(op), EX_PATTERN_NAMES[p], r, got[r],
+                   want);
+      }
+    }
+  }
+  int64_t empty[CUREDUCE_EXACT_STATE_WORDS] = {0};
+  double m = 0.0, s = 1.0;
+  assert_int_equal(cureduce_cpu_exact_finish_rows(CUREDUCE_MEAN_EXACT, empty, 1, CUREDUCE_F64, &m),
+                   CUREDUCE_SUCCESS);
+  assert_true(isnan(m));
+  assert_int_equal(cureduce_cpu_exact_finish_rows(CUREDUCE_SUM_EXACT, empty, 1, CUREDUCE_F64, &s), 0);
+  assert_true(s == 0.0 && !signbit(s));
+  const int32_t ints[2] = {1, 2};
+  assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_I32, ints, 1, 2, 2, w),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F64, x, 2, 4, 3, w),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F64, NULL, 1, 4, 4, w),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F64, x, 1, 4, 4, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F64, NULL, 0, 4, 4, NULL), CUREDUCE_SUCCESS);
+  assert_int_equal(cureduce_cpu_exact_finish_rows(CUREDUCE_MAX, w, 1, CUREDUCE_F64, &m),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_cpu_exact_finish_rows(CUREDUCE_SUM_EXACT, w, 1, CUREDUCE_F64, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
 }
 
 static void bad_arguments_should_leave_the_state_alone(void **state) {
@@ -511,6 +565,7 @@ static void pair_value_at_range_edges_should_match_the_state(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(chunks_in_any_order_should_give_one_call_bits),
+      cmocka_unit_test(rows_should_give_each_rows_bits),
       cmocka_unit_test(bad_arguments_should_leave_the_state_alone),
       cmocka_unit_test(two_sum_and_round_double_should_be_exact),
       cmocka_unit_test(pair_value_of_random_pairs_should_match_the_state),

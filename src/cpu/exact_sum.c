@@ -2,9 +2,11 @@
  * one-call sum and mean, and the state calls of the C API. Layer: CPU. */
 #include "cureduce.h"
 
+#include "../common/matrix_shape.h"
 #include "decode.h"
 #include "superacc.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* Add n elements to sa (a float dtype; arguments checked). */
@@ -78,6 +80,25 @@ cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const voi
   return st;
 }
 
+cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, const void *h_in, uint64_t rows,
+                                                   uint64_t cols, uint64_t ld, int64_t *h_states) {
+  const cureduce_status ok = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
+  if (ok != CUREDUCE_SUCCESS)
+    return ok;
+  if ((rows > 0 && !h_states) || (rows > 0 && cols > 0 && !h_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if (!cr_matrix_shape_ok(rows, cols, ld))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  const size_t size = cureduce_dtype_size(in_dtype);
+  for (uint64_t r = 0; r < rows && cols > 0; ++r) {
+    const cureduce_status st = cureduce_cpu_exact_accumulate(in_dtype, (const char *)h_in + r * ld * size,
+                                                             cols, h_states + r * CUREDUCE_EXACT_STATE_WORDS);
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
+  return CUREDUCE_SUCCESS;
+}
+
 cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other) {
   if (!h_state || !h_other)
     return CUREDUCE_ERROR_NULL_POINTER;
@@ -95,4 +116,22 @@ cureduce_status cureduce_cpu_exact_finish(cureduce_op op, const int64_t *h_state
   if (!h_state || !h_out)
     return CUREDUCE_ERROR_NULL_POINTER;
   return finish(h_state, op == CUREDUCE_MEAN_EXACT, out_dtype, h_out);
+}
+
+/* As the GPU's cureduce_exact_finish_rows: the mean of a state with no elements is NaN. */
+cureduce_status cureduce_cpu_exact_finish_rows(cureduce_op op, const int64_t *h_states, uint64_t rows,
+                                               cureduce_dtype out_dtype, void *h_out) {
+  const cureduce_status st = cr_exact_finish_supported(op, out_dtype);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (rows > 0 && (!h_states || !h_out))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  const size_t size = cureduce_dtype_size(out_dtype);
+  for (uint64_t r = 0; r < rows; ++r) {
+    void *out = (char *)h_out + r * size;
+    if (finish(h_states + r * CUREDUCE_EXACT_STATE_WORDS, op == CUREDUCE_MEAN_EXACT, out_dtype, out) ==
+        CUREDUCE_EMPTY)
+      cr_exact_encode((double)NAN, out_dtype, out);
+  }
+  return CUREDUCE_SUCCESS;
 }
