@@ -261,10 +261,10 @@ extern "C" cureduce_status cr_launch_exact_accumulate(cureduce_dtype in, const v
 #undef CALL
 }
 
-// Row states: a grid a row, one launch after the other, where a row is long enough for its
-// launch to cost less than one block walking it (a block reads about 20 GB/s, the GPU about
-// 3 TB/s, and a launch costs about 5 us) or longer than one block may take; else one launch,
-// a block a row (exact_row_states).
+// Row states: a grid a row, one launch after the other, for one row (one launch either way), a
+// row long enough for its launch to cost less than one block walking it (a block reads about
+// 20 GB/s, the GPU about 3 TB/s, and a launch costs about 5 us) or longer than one block may
+// take; else one launch, a block a row (exact_row_states).
 constexpr uint64_t GRID_ROW_BYTES_PER_ROW = 128 << 10;
 
 template <cureduce_dtype IN>
@@ -272,7 +272,7 @@ cureduce_status launch_row_states(const void *d_in, uint64_t rows, uint64_t cols
                                   exact_word *states, unsigned *ticket, cudaStream_t stream) {
   constexpr int ELEM = (int)sizeof(cr::storage_t<IN>);
   const auto *x = static_cast<const cr::storage_t<IN> *>(d_in);
-  if (cols * ELEM / rows >= GRID_ROW_BYTES_PER_ROW || cols >> MAX_ELEMENTS_LOG2 != 0) {
+  if (rows == 1 || cols * ELEM / rows >= GRID_ROW_BYTES_PER_ROW || cols >> MAX_ELEMENTS_LOG2 != 0) {
     const cr::exact_finish fin{0, 0, CUREDUCE_F64, nullptr, 0};
     for (uint64_t r = 0; r < rows; ++r) {
       const cureduce_status st =

@@ -173,28 +173,22 @@ static cureduce_status validate(cureduce_dist dist, cureduce_op op, cureduce_dty
   return CUREDUCE_SUCCESS;
 }
 
-/* Exact sums: every rank's exact states (one a row; rows 0: a full array of cols elements),
+/* Exact sums: every rank's exact states, one a row (a full array is one row of cols elements),
    summed as integers over the ranks, each rounded once. */
 static cureduce_status reduce_exact(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
                                     const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
                                     cureduce_dtype out_dtype, void *d_out, void *stream) {
-  const uint64_t states = rows > 0 ? rows : 1;
-  if (cudaMemsetAsync(dist->d_exact, 0, states * STATE_BYTES, (cudaStream_t)stream) != cudaSuccess)
+  if (cudaMemsetAsync(dist->d_exact, 0, rows * STATE_BYTES, (cudaStream_t)stream) != cudaSuccess)
     return CUREDUCE_ERROR_CUDA;
-  cureduce_status st = CUREDUCE_SUCCESS;
-  if (cols > 0)
-    st = rows > 0 ? cureduce_exact_accumulate_rows(dist->handle, in_dtype, d_in, rows, cols, ld,
-                                                   dist->d_exact, stream)
-                  : cureduce_exact_accumulate(dist->handle, in_dtype, d_in, cols, dist->d_exact, stream);
+  cureduce_status st =
+      cureduce_exact_accumulate_rows(dist->handle, in_dtype, d_in, rows, cols, ld, dist->d_exact, stream);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  st = nccl_status(ncclAllReduce(dist->d_exact, dist->d_exact, states * CUREDUCE_EXACT_STATE_WORDS, ncclInt64,
+  st = nccl_status(ncclAllReduce(dist->d_exact, dist->d_exact, rows * CUREDUCE_EXACT_STATE_WORDS, ncclInt64,
                                  ncclSum, dist->comm, (cudaStream_t)stream));
   if (st != CUREDUCE_SUCCESS)
     return st;
-  return rows > 0
-             ? cureduce_exact_finish_rows(dist->handle, op, dist->d_exact, rows, out_dtype, d_out, stream)
-             : cureduce_exact_finish(dist->handle, op, dist->d_exact, out_dtype, d_out, stream);
+  return cureduce_exact_finish_rows(dist->handle, op, dist->d_exact, rows, out_dtype, d_out, stream);
 }
 
 /* After the local results are in d_local (when count > 0): pack, all-gather, combine. */
@@ -227,7 +221,7 @@ cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_op op, cureduc
   if (n_global == 0 || dist->world == 1)
     return cureduce_reduce(dist->handle, op, in_dtype, d_in, n_local, acc_dtype, d_out, stream);
   if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
-    return reduce_exact(dist, op, in_dtype, d_in, 0, n_local, n_local, acc_dtype, d_out, stream);
+    return reduce_exact(dist, op, in_dtype, d_in, 1, n_local, n_local, acc_dtype, d_out, stream);
   if (n_local > 0) {
     st = cureduce_reduce(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, n_local, acc_dtype,
                          dist->d_local, stream);
