@@ -307,6 +307,17 @@ CUREDUCE_API cureduce_status cureduce_exact_accumulate_rows(cureduce_handle hand
                                                             const void *d_in, uint64_t rows, uint64_t cols,
                                                             uint64_t ld, int64_t *d_states, void *stream);
 
+/* The same for each segment (as cureduce_reduce_segments: num_segments + 1 non-decreasing int64
+   offsets at device pointer d_offsets, segment s being d_in[d_offsets[s] .. d_offsets[s + 1] -
+   1]): segment s is added to the s-th of num_segments states at d_states. An empty segment
+   leaves its state as it was; num_segments == 0 adds nothing. The offsets are not checked
+   (decreasing or negative offsets are undefined behaviour). */
+CUREDUCE_API cureduce_status cureduce_exact_accumulate_segments(cureduce_handle handle,
+                                                                cureduce_dtype in_dtype, const void *d_in,
+                                                                uint64_t num_segments,
+                                                                const int64_t *d_offsets, int64_t *d_states,
+                                                                void *stream);
+
 /* d_state += d_other: afterwards d_state holds the elements of both. */
 CUREDUCE_API cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state,
                                                     const int64_t *d_other, void *stream);
@@ -327,12 +338,17 @@ CUREDUCE_API cureduce_status cureduce_exact_finish_rows(cureduce_handle handle, 
 
 /* The same on host memory, synchronous. cureduce_cpu_exact_finish returns EMPTY for the mean of
    a state with no elements, and writes nothing; cureduce_cpu_exact_finish_rows writes NaN
-   there, as the GPU call does. */
+   there, as the GPU call does. Segment offsets (host memory here) that decrease or are
+   negative are INVALID_VALUE, and then no state is changed. */
 CUREDUCE_API cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in,
                                                            uint64_t n, int64_t *h_state);
 CUREDUCE_API cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, const void *h_in,
                                                                 uint64_t rows, uint64_t cols, uint64_t ld,
                                                                 int64_t *h_states);
+CUREDUCE_API cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, const void *h_in,
+                                                                    uint64_t num_segments,
+                                                                    const int64_t *h_offsets,
+                                                                    int64_t *h_states);
 CUREDUCE_API cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other);
 CUREDUCE_API cureduce_status cureduce_cpu_exact_finish(cureduce_op op, const int64_t *h_state,
                                                        cureduce_dtype out_dtype, void *h_out);

@@ -25,8 +25,8 @@
  * f16 and bf16, each rank's local mean times its count) and divides by the global count
  * before its one rounding. With one rank every result is cureduce_reduce's, bit for bit.
  *
- * Collective calls. cureduce_dist_reduce, cureduce_dist_reduce_rows and cureduce_dist_count are
- * NCCL collectives: every rank of the communicator must make the same calls in the same order,
+ * Collective calls. cureduce_dist_reduce, _reduce_rows, _reduce_segments and _count are NCCL
+ * collectives: every rank of the communicator must make the same calls in the same order,
  * with the same op, dtypes and global sizes (only the local pointers and sizes differ). The
  * arguments are checked before anything is launched; an error that only some ranks see (a NULL
  * or host pointer on one rank, say) returns there before the collective and leaves the other
@@ -100,8 +100,9 @@ CUREDUCE_API cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_o
  * are those of cureduce_reduce_rows over the whole matrix on one GPU, for any split.
  */
 
-/* Make room for reductions of up to max_rows rows (allocates; waits for the device). Not a
-   collective, but every rank needs it before its first cureduce_dist_reduce_rows. */
+/* Make room for reductions of up to max_rows rows, or segments (allocates; waits for the
+   device). Not a collective, but every rank needs it before its first
+   cureduce_dist_reduce_rows or cureduce_dist_reduce_segments of more than one row. */
 CUREDUCE_API cureduce_status cureduce_dist_reserve_rows(cureduce_dist dist, uint64_t max_rows);
 
 /* Collective: out[i] = op over row i of the whole matrix, for i < rows (rows results at the
@@ -114,6 +115,28 @@ CUREDUCE_API cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cured
                                                        uint64_t rows, uint64_t cols_local, uint64_t ld,
                                                        uint64_t cols_global, cureduce_dtype acc_dtype,
                                                        void *d_out, void *stream);
+
+/* --- Segments whose elements are split over the ranks ------------------------------------ */
+/*
+ * Each rank holds a piece of each of num_segments segments, described as cureduce_reduce_segments
+ * describes segments: num_segments + 1 non-decreasing int64 offsets at the device pointer
+ * d_offsets, this rank's own, into this rank's d_in. Segment s of the whole array is the
+ * concatenation of the ranks' pieces of it in rank order (a piece may be empty). One result per
+ * segment, on every rank: out[s] as cureduce_reduce_segments writes it over the whole segment,
+ * arg ops giving the index within the whole segment. The exact sums all-reduce one state per
+ * segment: each segment's bits are those of cureduce_reduce_segments on one GPU, for any split.
+ * A segment with no elements on any rank gets 0 for SUM, SUMSQ and SUM_EXACT, NaN for
+ * MEAN_EXACT (its state is rounded as cureduce_exact_finish_rows rounds an empty one; with one
+ * rank, the call is cureduce_reduce_segments', which leaves it untouched), and is left untouched
+ * by the other ops. The buffers are those of the rows: num_segments beyond the rows reserved by
+ * cureduce_dist_reserve_rows is INVALID_VALUE. num_segments must be the same on every rank.
+ * The offsets are not checked (decreasing or negative ones are undefined behaviour).
+ */
+CUREDUCE_API cureduce_status cureduce_dist_reduce_segments(cureduce_dist dist, cureduce_op op,
+                                                           cureduce_dtype in_dtype, const void *d_in,
+                                                           uint64_t num_segments, const int64_t *d_offsets,
+                                                           cureduce_dtype acc_dtype, void *d_out,
+                                                           void *stream);
 
 #ifdef __cplusplus
 }

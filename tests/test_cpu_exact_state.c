@@ -562,10 +562,60 @@ static void pair_value_at_range_edges_should_match_the_state(void **state) {
   assert_true(t.compared >= 100000);
 }
 
+/* Segments into states round each segment to the bits of one call over it, an empty one's
+   state staying as it was; offsets that decrease or are negative change no state. */
+static void segments_should_give_each_segments_bits(void **state) {
+  (void)state;
+  enum { N = 400, SEGS = 6 };
+  static const int64_t offsets[SEGS + 1] = {0, 17, 17, 150, 151, 399, 400};
+  uint64_t rng = tu_seed() + 17;
+  double x[N];
+  int64_t w[SEGS * CUREDUCE_EXACT_STATE_WORDS], before[SEGS * CUREDUCE_EXACT_STATE_WORDS];
+  for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+    ex_fill(CUREDUCE_F64, x, N, (ex_pattern)p, &rng);
+    memset(w, 0, sizeof w);
+    assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, SEGS, offsets, w),
+                     CUREDUCE_SUCCESS);
+    for (int s = 0; s < SEGS; ++s) {
+      double got = 0.0, want = 0.0;
+      assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, w + s * CUREDUCE_EXACT_STATE_WORDS,
+                                                 CUREDUCE_F64, &got),
+                       CUREDUCE_SUCCESS);
+      assert_int_equal(cureduce_cpu_sum_exact(CUREDUCE_F64, x + offsets[s],
+                                              (uint64_t)(offsets[s + 1] - offsets[s]), CUREDUCE_F64, &want),
+                       CUREDUCE_SUCCESS);
+      if (memcmp(&got, &want, sizeof got) != 0)
+        fail_msg("%s segment %d: %a, one call %a", EX_PATTERN_NAMES[p], s, got, want);
+    }
+    for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) /* the empty segment */
+      assert_int_equal(w[CUREDUCE_EXACT_STATE_WORDS + i], 0);
+  }
+  memcpy(before, w, sizeof w);
+  static const int64_t decreasing[SEGS + 1] = {0, 17, 16, 150, 151, 399, 400};
+  static const int64_t negative[SEGS + 1] = {-1, 17, 17, 150, 151, 399, 400};
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, SEGS, decreasing, w),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, SEGS, negative, w),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_memory_equal(before, w, sizeof w);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, NULL, SEGS, offsets, w),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, SEGS, NULL, w),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, SEGS, offsets, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_I32, x, SEGS, offsets, w),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, NULL, 0, NULL, NULL),
+                   CUREDUCE_SUCCESS);
+  assert_memory_equal(before, w, sizeof w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(chunks_in_any_order_should_give_one_call_bits),
       cmocka_unit_test(rows_should_give_each_rows_bits),
+      cmocka_unit_test(segments_should_give_each_segments_bits),
       cmocka_unit_test(bad_arguments_should_leave_the_state_alone),
       cmocka_unit_test(two_sum_and_round_double_should_be_exact),
       cmocka_unit_test(pair_value_of_random_pairs_should_match_the_state),

@@ -2,7 +2,8 @@
  * shard reduced by the single-GPU call and packed into its partial (src/dist/launch.h), the
  * partials laid side by side as the all-gather leaves them, then combined on the GPU. Checks
  * the partials against the host's (the ARGMIN/ARGMAX key is read on the device) and the results
- * against dist_gpu_util.h's expectation, for full arrays and for rows split by columns.
+ * against dist_gpu_util.h's expectation, for full arrays and for rows split by columns; and the
+ * partials of a rank's pieces of segments.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes; a capped run (the sanitizer runs) also takes one data
  * pattern and 1, 3 and 8 ranks only. */
@@ -65,9 +66,9 @@ static void pack_rank(const dg_combo *c, const uint64_t *cut, int r) {
     assert_int_equal(
         cureduce_reduce(g_h, cr_dist_local_op(c->op, c->acc), c->in, d_shard, m, c->acc, g_local, NULL),
         CUREDUCE_SUCCESS);
-  assert_int_equal(
-      cr_dist_launch_pack(c->op, c->in, c->acc, d_shard, 1, 0, (int64_t)m, g_local, g_partials + r, NULL),
-      CUREDUCE_SUCCESS);
+  assert_int_equal(cr_dist_launch_pack(c->op, c->in, c->acc, d_shard, 1, 0, (int64_t)m, NULL, g_local,
+                                       g_partials + r, NULL),
+                   CUREDUCE_SUCCESS);
   unsigned char local[8] = {0};
   cr_dist_partial gpu;
   if (m > 0)
@@ -154,8 +155,8 @@ static void rows_split_by_columns_should_combine_as_expected(void **state) {
                              CUREDUCE_SUCCESS);
             CUDA_OK(cudaMemcpy(local[r], g_local, rows * rsize, cudaMemcpyDeviceToHost));
           }
-          assert_int_equal(cr_dist_launch_pack(c->op, c->in, c->acc, block, rows, cols, (int64_t)m, g_local,
-                                               g_partials + (uint64_t)r * rows, NULL),
+          assert_int_equal(cr_dist_launch_pack(c->op, c->in, c->acc, block, rows, cols, (int64_t)m, NULL,
+                                               g_local, g_partials + (uint64_t)r * rows, NULL),
                            CUREDUCE_SUCCESS);
         }
         assert_int_equal(cr_dist_launch_combine(c->op, c->acc, g_partials, k, rows, g_out, NULL),
@@ -185,11 +186,58 @@ static void rows_split_by_columns_should_combine_as_expected(void **state) {
     }
 }
 
+/* A rank's pieces of segments (its own offsets, empty pieces among them): the partials packed
+   from cureduce_reduce_segments' results, counts and arg keys read through the offsets, are the
+   host's. */
+static void segment_pieces_should_pack_as_on_the_host(void **state) {
+  (void)state;
+  enum { SEGS = MAX_ROWS };
+  const uint64_t n = 5000 < g_max_n ? 5000 : g_max_n;
+  dg_combo combos[512];
+  const int count = dg_combos(combos, 512);
+  uint64_t rng = tu_seed() + 42, cut[SEGS + 1];
+  int64_t offsets[SEGS + 1], *d_offsets;
+  CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
+  du_split(n, SEGS, &rng, cut);
+  for (int s = 0; s <= SEGS; ++s)
+    offsets[s] = (int64_t)cut[s];
+  CUDA_OK(cudaMemcpy(d_offsets, offsets, sizeof offsets, cudaMemcpyHostToDevice));
+  for (int i = 0; i < count; ++i) {
+    const dg_combo *c = &combos[i];
+    const size_t size = cureduce_dtype_size(c->in), rsize = cureduce_result_size(c->op, c->acc);
+    if (c->op == CUREDUCE_SUM_EXACT || c->op == CUREDUCE_MEAN_EXACT)
+      continue;
+    tu_fill(c->in, g_host, n, TU_SPECIALS, 3, &rng);
+    CUDA_OK(cudaMemcpy(g_dev, g_host, n * size, cudaMemcpyHostToDevice));
+    assert_int_equal(cureduce_reduce_segments(g_h, cr_dist_local_op(c->op, c->acc), c->in, g_dev, SEGS,
+                                              d_offsets, c->acc, g_local, NULL),
+                     CUREDUCE_SUCCESS);
+    assert_int_equal(
+        cr_dist_launch_pack(c->op, c->in, c->acc, g_dev, SEGS, 0, 0, d_offsets, g_local, g_partials, NULL),
+        CUREDUCE_SUCCESS);
+    unsigned char local[SEGS * 8];
+    cr_dist_partial gpu[SEGS];
+    CUDA_OK(cudaMemcpy(local, g_local, SEGS * rsize, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(gpu, g_partials, sizeof gpu, cudaMemcpyDeviceToHost));
+    for (int s = 0; s < SEGS; ++s) {
+      const cr_dist_partial host = du_partial(c->op, c->in, c->acc, (const char *)g_host + offsets[s] * size,
+                                              (uint64_t)(offsets[s + 1] - offsets[s]), local + s * rsize);
+      if (memcmp(&gpu[s], &host, sizeof host) != 0)
+        fail_msg("%s %s->%s segment %d: GPU partial {%lld, %lld, %llx}, host {%lld, %lld, %llx}",
+                 cureduce_op_name(c->op), cureduce_dtype_name(c->in), cureduce_dtype_name(c->acc), s,
+                 (long long)gpu[s].count, (long long)gpu[s].index, (unsigned long long)gpu[s].value,
+                 (long long)host.count, (long long)host.index, (unsigned long long)host.value);
+    }
+  }
+  CUDA_OK(cudaFree(d_offsets));
+}
+
 int main(void) {
   gpu_require_device();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(full_arrays_should_combine_as_expected),
       cmocka_unit_test(rows_split_by_columns_should_combine_as_expected),
+      cmocka_unit_test(segment_pieces_should_pack_as_on_the_host),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -420,6 +420,17 @@ static void split_states_should_give_one_call_bits(void **state) {
   CUDA_OK(cudaStreamDestroy(s2));
 }
 
+/* A GPU state against the CPU's, both made canonical: the same words, flags alike. */
+static void expect_same_state(int64_t *got, int64_t *want, const char *what) {
+  canonical(got);
+  canonical(want);
+  for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) {
+    const int flag = i >= 72 && i < 76; /* flags mean "positive" */
+    if (flag ? (got[i] > 0) != (want[i] > 0) : got[i] != want[i])
+      fail_msg("%s: state word %d: GPU %lld, CPU %lld", what, i, (long long)got[i], (long long)want[i]);
+  }
+}
+
 /* Rows into states (cureduce_exact_accumulate_rows), in two column chunks added one after the
    other, rounded by cureduce_exact_finish_rows: each row's state and bits those of the CPU's
    exact sum of that row. Rows start unaligned to each other (ld), a block a row (more rows than
@@ -461,15 +472,10 @@ static void row_states_should_match_cpu(void **state) {
           assert_int_equal(
               cureduce_cpu_exact_accumulate(in, (const char *)g_host + r * ld * size, cols, want),
               CUREDUCE_SUCCESS);
-          canonical(got);
-          canonical(want);
-          for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) {
-            const int flag = i >= 72 && i < 76; /* flags mean "positive" */
-            if (flag ? (got[i] > 0) != (want[i] > 0) : got[i] != want[i])
-              fail_msg("%s %llux%llu %s row %llu: state word %d: GPU %lld, CPU %lld", cureduce_dtype_name(in),
-                       (unsigned long long)rows, (unsigned long long)cols, EX_PATTERN_NAMES[p],
-                       (unsigned long long)r, i, (long long)got[i], (long long)want[i]);
-          }
+          snprintf(what, sizeof what, "%s %llux%llu %s row %llu", cureduce_dtype_name(in),
+                   (unsigned long long)rows, (unsigned long long)cols, EX_PATTERN_NAMES[p],
+                   (unsigned long long)r);
+          expect_same_state(got, want, what);
         }
         cureduce_dtype outs[3];
         const int nout = outputs_of(in, outs);
@@ -499,6 +505,96 @@ static void row_states_should_match_cpu(void **state) {
       }
     }
   CUDA_OK(cudaFree(d_states));
+  free(h_states);
+  free(cpu);
+}
+
+/* Segments into states (cureduce_exact_accumulate_segments), added onto states already
+   holding a first pass over the same segments, rounded by cureduce_exact_finish_rows: each
+   state that of the CPU's twin (cureduce_cpu_exact_accumulate_segments) and each result the
+   CPU's exact sum of the segment counted twice. Random lengths, about one segment in five
+   empty, from an unaligned start; one segment (the whole grid on it, in windows), a few long
+   ones (several blocks each), and more segments than blocks. */
+static void segment_states_should_match_cpu(void **state) {
+  (void)state;
+  static const uint64_t SHAPES[][2] = {{1, 60000}, {2000, 60000}, {5, 600001}, {37, 100003}};
+  enum { MAX_SEGMENTS = 2000 };
+  uint64_t rng = tu_seed() + 11;
+  const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  int64_t *d_states, *d_offsets, *h_states = malloc(MAX_SEGMENTS * state_bytes),
+                                 *cpu = malloc(MAX_SEGMENTS * state_bytes);
+  int64_t offsets[MAX_SEGMENTS + 1];
+  assert_non_null(h_states);
+  assert_non_null(cpu);
+  CUDA_OK(cudaMalloc((void **)&d_states, MAX_SEGMENTS * state_bytes));
+  CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
+    for (size_t sh = 0; sh < sizeof SHAPES / sizeof *SHAPES && input_wanted(INPUTS[d]); ++sh) {
+      const cureduce_dtype in = INPUTS[d];
+      const size_t size = cureduce_dtype_size(in);
+      const uint64_t segs = SHAPES[sh][0], n = SHAPES[sh][1];
+      if (n + 1 > g_max_n)
+        continue;
+      offsets[0] = 0;
+      for (uint64_t s = 1; s < segs; ++s) /* random cuts, sorted, about one in five repeated */
+        offsets[s] = (int64_t)(tu_next(&rng) % (n + 1));
+      offsets[segs] = (int64_t)n;
+      for (uint64_t s = 1; s < segs; ++s)
+        for (uint64_t t = s; t > 1 && offsets[t - 1] > offsets[t]; --t) {
+          const int64_t x = offsets[t];
+          offsets[t] = offsets[t - 1];
+          offsets[t - 1] = x;
+        }
+      for (uint64_t s = 1; s < segs; ++s)
+        if (tu_next(&rng) % 5 == 0)
+          offsets[s] = offsets[s - 1];
+      CUDA_OK(cudaMemcpy(d_offsets, offsets, (segs + 1) * sizeof *offsets, cudaMemcpyHostToDevice));
+      for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+        ex_fill(in, g_host, n, (ex_pattern)p, &rng);
+        const char *x = (const char *)g_in + size; /* one element past an aligned start */
+        CUDA_OK(cudaMemcpy((char *)g_in + size, g_host, n * size, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(d_states, 0, segs * state_bytes));
+        memset(cpu, 0, segs * state_bytes);
+        for (int pass = 0; pass < 2; ++pass) {
+          assert_int_equal(
+              cureduce_exact_accumulate_segments(g_handle, in, x, segs, d_offsets, d_states, NULL),
+              CUREDUCE_SUCCESS);
+          assert_int_equal(cureduce_cpu_exact_accumulate_segments(in, g_host, segs, offsets, cpu),
+                           CUREDUCE_SUCCESS);
+        }
+        CUDA_OK(cudaMemcpy(h_states, d_states, segs * state_bytes, cudaMemcpyDeviceToHost));
+        char what[160];
+        for (uint64_t s = 0; s < segs; ++s) {
+          int64_t want[CUREDUCE_EXACT_STATE_WORDS];
+          memcpy(want, cpu + s * CUREDUCE_EXACT_STATE_WORDS, sizeof want);
+          snprintf(what, sizeof what, "%s %llu segments of %llu %s segment %llu", cureduce_dtype_name(in),
+                   (unsigned long long)segs, (unsigned long long)n, EX_PATTERN_NAMES[p],
+                   (unsigned long long)s);
+          expect_same_state(h_states + s * CUREDUCE_EXACT_STATE_WORDS, want, what);
+        }
+        cureduce_dtype outs[3];
+        const int nout = outputs_of(in, outs);
+        for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+          for (int k = 0; k < nout; ++k) {
+            const size_t osize = cureduce_dtype_size(outs[k]);
+            CUDA_OK(cudaMemset(g_out, 0xab, segs * osize));
+            assert_int_equal(
+                cureduce_exact_finish_rows(g_handle, OPS[o], d_states, segs, outs[k], g_out, NULL),
+                CUREDUCE_SUCCESS);
+            CUDA_OK(cudaMemcpy(g_got, g_out, segs * osize, cudaMemcpyDeviceToHost));
+            assert_int_equal(cureduce_cpu_exact_finish_rows(OPS[o], cpu, segs, outs[k], g_want),
+                             CUREDUCE_SUCCESS);
+            for (uint64_t s = 0; s < segs; ++s) {
+              snprintf(what, sizeof what, "%s %llu segments %s segment %llu %s->%s", cureduce_dtype_name(in),
+                       (unsigned long long)segs, EX_PATTERN_NAMES[p], (unsigned long long)s,
+                       cureduce_op_name(OPS[o]), cureduce_dtype_name(outs[k]));
+              expect_same((const char *)g_got + s * osize, (const char *)g_want + s * osize, osize, what);
+            }
+          }
+      }
+    }
+  CUDA_OK(cudaFree(d_states));
+  CUDA_OK(cudaFree(d_offsets));
   free(h_states);
   free(cpu);
 }
@@ -730,6 +826,39 @@ static void state_calls_should_refuse_bad_arguments(void **state) {
   assert_int_equal(
       cureduce_exact_accumulate_rows(g_handle, CUREDUCE_F32, in, UINT64_MAX / 320, 0, 0, d_state, NULL),
       CUREDUCE_ERROR_INVALID_VALUE); /* more states than memory can address */
+  /* segments (the offsets' device memory is never read: every call is refused first) */
+  const int64_t *offs = (const int64_t *)g_out;
+  assert_int_equal(cureduce_exact_accumulate_segments(NULL, CUREDUCE_F32, in, 1, offs, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_I64, in, 1, offs, d_state, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, NULL, 1, offs, d_state, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in, 1, NULL, d_state, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in, 1, offs, NULL, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in + 2, 1, offs, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in, 1,
+                                                      (const int64_t *)((const char *)offs + 4), d_state,
+                                                      NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in, 1, offs,
+                                                      (int64_t *)((char *)d_state + 4), NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in, 1, offs, host_state, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(
+      cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in, 1, host_state, d_state, NULL),
+      CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, g_host, 1, offs, d_state, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, NULL, 0, NULL, NULL, NULL),
+                   CUREDUCE_SUCCESS); /* no segments: nothing to do */
+  assert_int_equal(
+      cureduce_exact_accumulate_segments(g_handle, CUREDUCE_F32, in, UINT64_MAX / 320, offs, d_state, NULL),
+      CUREDUCE_ERROR_INVALID_VALUE); /* more states than memory can address */
   assert_int_equal(cureduce_exact_finish_rows(g_handle, CUREDUCE_MAX, d_state, 1, CUREDUCE_F64, g_out, NULL),
                    CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(
@@ -823,6 +952,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(rows_many_segments_over_few_elements_should_match_cpu, count_test),
       cmocka_unit_test_setup(split_states_should_give_one_call_bits, count_test),
       cmocka_unit_test_setup(row_states_should_match_cpu, count_test),
+      cmocka_unit_test_setup(segment_states_should_match_cpu, count_test),
       cmocka_unit_test_setup(random_states_should_round_as_on_the_cpu, count_test),
       cmocka_unit_test_setup(graph_capture_should_replay_exactly, count_test),
       cmocka_unit_test_setup(state_calls_should_refuse_bad_arguments, count_checks_only),

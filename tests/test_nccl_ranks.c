@@ -8,12 +8,12 @@
  *                             same CUREDUCE_TEST_SEED, 1 when unset).
  *
  * Every rank makes the same arrays from the same seed and the same random shardings (empty
- * shards included), reduces its shard with cureduce_dist_reduce (and its block of columns with
- * cureduce_dist_reduce_rows), and checks the result against its own GPU's single-GPU results
- * (dist_gpu_util.h): the whole array's bits where the sharding cannot matter (MIN, MAX, ABSMAX,
- * the arg ops, the exact sums, integer sums), else the rank-order combine of each shard's
- * result. Each rank prints one line; the program exits 0 only when every rank passed. Start it
- * with NCCL_NVLS_ENABLE=0 (CTest does). */
+ * shards included), reduces its shard with cureduce_dist_reduce (its block of columns with
+ * cureduce_dist_reduce_rows, its pieces of segments with cureduce_dist_reduce_segments), and checks the
+ * result against its own GPU's single-GPU results (dist_gpu_util.h): the whole array's bits where the
+ * sharding cannot matter (MIN, MAX, ABSMAX, the arg ops, the exact sums, integer sums), else the rank-order
+ * combine of each shard's result. Each rank prints one line; the program exits 0 only when every rank passed.
+ * Start it with NCCL_NVLS_ENABLE=0 (CTest does). */
 #include "../bench/nccl_id_file.h"
 #include "cureduce_nccl.h"
 #include "dist_gpu_util.h"
@@ -39,12 +39,16 @@
     }                                                                                                        \
   } while (0)
 
+#define MAX_SEGMENTS 40
+
 typedef struct rank_ctx {
   int rank, world;
   cureduce_handle h;
   cureduce_dist d;
   cudaStream_t stream;
   void *host, *dev, *out;
+  void *h_piece, *d_piece; /* a rank's pieces of the segments, on the host and the device */
+  int64_t *d_offsets;
   long checks, failures;
 } rank_ctx;
 
@@ -114,10 +118,89 @@ static void check_rows(rank_ctx *c, const dg_combo *k, uint64_t rows, uint64_t c
     check(c, dg_same_result(k->op, k->acc, got + row * rsize, want + row * rsize), "row", k, cols);
 }
 
+/* Segments: segment s of the array at c->host is [g[s], g[s + 1]), split over the ranks at
+   cut[s]. Rank r's buffer holds its pieces of the segments in order: made at c->h_piece and
+   uploaded to c->d_piece, its offsets (segs + 1) at c->d_offsets. */
+static void upload_pieces(rank_ctx *c, cureduce_dtype in, const int64_t *g, uint64_t segs,
+                          uint64_t (*cut)[DU_MAX_RANKS + 1], int r, int64_t *offsets) {
+  const size_t size = cureduce_dtype_size(in);
+  uint64_t at = 0;
+  for (uint64_t s = 0; s < segs; ++s) {
+    const uint64_t m = cut[s][r + 1] - cut[s][r];
+    offsets[s] = (int64_t)at;
+    memcpy((char *)c->h_piece + at * size, (const char *)c->host + ((uint64_t)g[s] + cut[s][r]) * size,
+           m * size);
+    at += m;
+  }
+  offsets[segs] = (int64_t)at;
+  CUDA_CHECK(cudaMemcpy(c->d_piece, c->h_piece, at * size, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(c->d_offsets, offsets, (segs + 1) * 8, cudaMemcpyHostToDevice));
+}
+
+/* One combo over segments split over the ranks (see upload_pieces), against one GPU's
+   cureduce_reduce_segments over the whole array, or the rank-order combine of each rank's
+   pieces where float sums depend on the split. Outputs start poisoned: an empty segment's
+   output must stay so, but for SUM, SUMSQ and SUM_EXACT (zero) and, with several ranks,
+   MEAN_EXACT (NaN). */
+static void check_segments(rank_ctx *c, const dg_combo *k, const int64_t *g, uint64_t segs,
+                           uint64_t (*cut)[DU_MAX_RANKS + 1]) {
+  const size_t size = cureduce_dtype_size(k->in), rsize = cureduce_result_size(k->op, k->acc);
+  unsigned char got[MAX_SEGMENTS * 8], want[MAX_SEGMENTS * 8], local[MAX_SEGMENTS * 8];
+  int64_t offsets[MAX_SEGMENTS + 1], *d_global = c->d_offsets + MAX_SEGMENTS + 1;
+  memset(want, 0x5a, sizeof want);
+  CUDA_CHECK(cudaMemcpy(c->out, want, sizeof want, cudaMemcpyHostToDevice));
+  upload_pieces(c, k->in, g, segs, cut, c->rank, offsets);
+  const cureduce_status st = cureduce_dist_reduce_segments(c->d, k->op, k->in, c->d_piece, segs, c->d_offsets,
+                                                           k->acc, c->out, c->stream);
+  CUDA_CHECK(cudaStreamSynchronize(c->stream));
+  check(c, st == CUREDUCE_SUCCESS, "segments status", k, segs);
+  CUDA_CHECK(cudaMemcpy(got, c->out, segs * rsize, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(c->out, want, sizeof want, cudaMemcpyHostToDevice));
+  if (dg_split_invariant(k->op, k->acc) || c->world == 1) {
+    CUDA_CHECK(cudaMemcpy(d_global, g, (segs + 1) * 8, cudaMemcpyHostToDevice));
+    check(c, cureduce_reduce_segments(c->h, k->op, k->in, c->dev, segs, d_global, k->acc, c->out, NULL) == 0,
+          "whole segments", k, segs);
+    CUDA_CHECK(cudaMemcpy(want, c->out, segs * rsize, cudaMemcpyDeviceToHost));
+    if (k->op == CUREDUCE_MEAN_EXACT && c->world > 1)
+      for (uint64_t s = 0; s < segs; ++s)
+        if (g[s + 1] == g[s])
+          (void)cureduce_from_double(k->acc, NAN, want + s * rsize);
+  } else {
+    cr_dist_partial p[MAX_SEGMENTS][DU_MAX_RANKS];
+    for (int r = 0; r < c->world; ++r) {
+      upload_pieces(c, k->in, g, segs, cut, r, offsets);
+      check(c,
+            cureduce_reduce_segments(c->h, cr_dist_local_op(k->op, k->acc), k->in, c->d_piece, segs,
+                                     c->d_offsets, k->acc, c->out, NULL) == 0,
+            "piece segments", k, segs);
+      CUDA_CHECK(cudaMemcpy(local, c->out, segs * rsize, cudaMemcpyDeviceToHost));
+      for (uint64_t s = 0; s < segs; ++s)
+        p[s][r] = du_partial(k->op, k->in, k->acc, (const char *)c->h_piece + offsets[s] * size,
+                             (uint64_t)(offsets[s + 1] - offsets[s]), local + s * rsize);
+    }
+    for (uint64_t s = 0; s < segs; ++s)
+      cr_dist_combine(k->op, k->acc, p[s], c->world, 1, want + s * rsize);
+  }
+  for (uint64_t s = 0; s < segs; ++s)
+    check(c, dg_same_result(k->op, k->acc, got + s * rsize, want + s * rsize), "segment", k, segs);
+}
+
+/* Random segments over n elements (about one in five empty), each split at its own cut. */
+static void make_segments(uint64_t n, uint64_t segs, int world, uint64_t *rng, int64_t *g,
+                          uint64_t (*cut)[DU_MAX_RANKS + 1]) {
+  uint64_t c[MAX_SEGMENTS + 1];
+  du_split(n, (int)segs, rng, c);
+  for (uint64_t s = 0; s <= segs; ++s)
+    g[s] = (int64_t)c[s];
+  for (uint64_t s = 0; s < segs; ++s)
+    du_split((uint64_t)(g[s + 1] - g[s]), world, rng, cut[s]);
+}
+
 static void run_checks(rank_ctx *c, uint64_t seed) {
   static const uint64_t sizes[] = {0, 1, 33, 4099, MAX_N};
   static const tu_pattern patterns[] = {TU_RANDOM, TU_SPECIALS};
   static const uint64_t shapes[][2] = {{5, 1000}, {MAX_ROWS, 4099}};
+  static const uint64_t segment_shapes[][2] = {{1, 3000}, {MAX_SEGMENTS, 300007}};
   dg_combo combos[512];
   const int count = dg_combos(combos, 512);
   uint64_t rng = seed; /* the same sequence on every rank: the same data and shardings */
@@ -150,6 +233,18 @@ static void run_checks(rank_ctx *c, uint64_t seed) {
           if (combos[i].in == (cureduce_dtype)in)
             check_rows(c, &combos[i], rows, cols, cut);
       }
+      for (size_t s = 0; s < sizeof segment_shapes / sizeof *segment_shapes; ++s) {
+        const uint64_t segs = segment_shapes[s][0], n = segment_shapes[s][1];
+        tu_fill((cureduce_dtype)in, c->host, n, patterns[t], 3, &rng);
+        CUDA_CHECK(
+            cudaMemcpy(c->dev, c->host, n * cureduce_dtype_size((cureduce_dtype)in), cudaMemcpyHostToDevice));
+        int64_t g[MAX_SEGMENTS + 1];
+        uint64_t cut[MAX_SEGMENTS][DU_MAX_RANKS + 1];
+        make_segments(n, segs, c->world, &rng, g, cut);
+        for (int i = 0; i < count; ++i)
+          if (combos[i].in == (cureduce_dtype)in)
+            check_segments(c, &combos[i], g, segs, cut);
+      }
     }
 }
 
@@ -160,7 +255,7 @@ static int run_rank(int rank, int world, const char *id_path, uint64_t seed) {
     printf("skipped: %d ranks need %d GPUs, found %d\n", world, world, devices);
     return TEST_SKIP_CODE;
   }
-  rank_ctx c = {rank, world, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
+  rank_ctx c = {rank, world, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
   ncclUniqueId id;
   ncclComm_t comm;
   if (cudaSetDevice(rank) != cudaSuccess)
@@ -177,7 +272,9 @@ static int run_rank(int rank, int world, const char *id_path, uint64_t seed) {
       cureduce_dist_create(&c.d, comm, c.h) != CUREDUCE_SUCCESS ||
       cureduce_dist_reserve_rows(c.d, MAX_ROWS) != CUREDUCE_SUCCESS ||
       cudaStreamCreate(&c.stream) != cudaSuccess || !(c.host = malloc(MAX_N * 8)) ||
-      cudaMalloc(&c.dev, MAX_N * 8) != cudaSuccess || cudaMalloc(&c.out, MAX_ROWS * 8) != cudaSuccess) {
+      cudaMalloc(&c.dev, MAX_N * 8) != cudaSuccess || cudaMalloc(&c.out, MAX_ROWS * 8) != cudaSuccess ||
+      !(c.h_piece = malloc(MAX_N * 8)) || cudaMalloc(&c.d_piece, MAX_N * 8) != cudaSuccess ||
+      cudaMalloc((void **)&c.d_offsets, 2 * (MAX_SEGMENTS + 1) * 8) != cudaSuccess) {
     printf("rank %d: set-up failed\n", rank);
     return 1;
   }

@@ -293,6 +293,31 @@ cureduce_status cureduce_exact_accumulate_rows(cureduce_handle handle, cureduce_
   return cr_launch_exact_accumulate_rows(in_dtype, d_in, rows, cols, ld, d_states, handle->workspace, stream);
 }
 
+cureduce_status cureduce_exact_accumulate_segments(cureduce_handle handle, cureduce_dtype in_dtype,
+                                                   const void *d_in, uint64_t num_segments,
+                                                   const int64_t *d_offsets, int64_t *d_states,
+                                                   void *stream) {
+  if (!handle)
+    return CUREDUCE_ERROR_INVALID_HANDLE;
+  const cureduce_status st = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  const int any = num_segments > 0;
+  if (any && (!d_states || !d_in || !d_offsets))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || (uintptr_t)d_offsets % sizeof(int64_t) != 0 ||
+      num_segments > UINT64_MAX / (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (!any)
+    return CUREDUCE_SUCCESS;
+  const cureduce_status sst = check_state(d_states);
+  if (sst != CUREDUCE_SUCCESS)
+    return sst;
+  if (!cr_is_device_pointer(d_in) || !cr_is_device_pointer(d_offsets))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  return cr_launch_exact_accumulate_segments(in_dtype, d_in, num_segments, d_offsets, d_states, stream);
+}
+
 cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state, const int64_t *d_other,
                                        void *stream) {
   if (!handle)

@@ -99,6 +99,34 @@ cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, cons
   return CUREDUCE_SUCCESS;
 }
 
+cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, const void *h_in,
+                                                       uint64_t num_segments, const int64_t *h_offsets,
+                                                       int64_t *h_states) {
+  const cureduce_status ok = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
+  if (ok != CUREDUCE_SUCCESS)
+    return ok;
+  if (num_segments == 0)
+    return CUREDUCE_SUCCESS;
+  if (!h_states || !h_offsets)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  for (uint64_t s = 0; s < num_segments; ++s) /* all checked before any state changes */
+    if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
+      return CUREDUCE_ERROR_INVALID_VALUE;
+  if (h_offsets[num_segments] > h_offsets[0] && !h_in)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  const size_t size = cureduce_dtype_size(in_dtype);
+  for (uint64_t s = 0; s < num_segments; ++s) {
+    if (h_offsets[s + 1] == h_offsets[s])
+      continue;
+    const cureduce_status st = cureduce_cpu_exact_accumulate(
+        in_dtype, (const char *)h_in + (uint64_t)h_offsets[s] * size,
+        (uint64_t)(h_offsets[s + 1] - h_offsets[s]), h_states + s * CUREDUCE_EXACT_STATE_WORDS);
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
+  return CUREDUCE_SUCCESS;
+}
+
 cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other) {
   if (!h_state || !h_other)
     return CUREDUCE_ERROR_NULL_POINTER;

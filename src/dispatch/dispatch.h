@@ -75,6 +75,12 @@ cureduce_status cr_launch_exact_accumulate_rows(cureduce_dtype in, const void *d
                                                 uint64_t cols, uint64_t ld, int64_t *d_states,
                                                 void *d_workspace, void *stream);
 
+/* Add segment s (d_in[d_offsets[s] .. d_offsets[s + 1]), offsets on the device) to the s-th of
+   count states at d_states, for s < count (> 0). */
+cureduce_status cr_launch_exact_accumulate_segments(cureduce_dtype in, const void *d_in, uint64_t count,
+                                                    const int64_t *d_offsets, int64_t *d_states,
+                                                    void *stream);
+
 /* Round each of count states (op SUM_EXACT or MEAN_EXACT) into one element of out at d_out. */
 cureduce_status cr_launch_exact_finish(cureduce_op op, const int64_t *d_states, uint64_t count,
                                        cureduce_dtype out, void *d_out, void *stream);

@@ -287,6 +287,34 @@ cureduce_status launch_row_states(const void *d_in, uint64_t rows, uint64_t cols
   return cr::launch_status();
 }
 
+// Segment states: the GPU's blocks shared among the segments (at least one each), a segment
+// cut into windows of 2^(MAX_ELEMENTS_LOG2 - 1) elements a block, so that a tile more or less
+// keeps each block within its limit. Lengths live on the device, so the grid cannot follow
+// them: a segment's blocks with no tile of it only clear, merge and carry.
+constexpr uint64_t SEGMENT_GRID_Y_MAX = 65535;
+
+template <cureduce_dtype IN>
+cureduce_status launch_segment_states(const void *d_in, uint64_t count, const int64_t *d_offsets,
+                                      exact_word *states, cudaStream_t stream) {
+  const uint64_t blocks = (uint64_t)sm_count() * BLOCKS_PER_SM;
+  const uint64_t per_segment = blocks / count > 0 ? blocks / count : 1;
+  const dim3 grid((unsigned)per_segment, (unsigned)(count < SEGMENT_GRID_Y_MAX ? count : SEGMENT_GRID_Y_MAX));
+  const uint64_t window = per_segment << (MAX_ELEMENTS_LOG2 - 1);
+  cr::exact_segment_states<IN, BLOCK, UNROLL><<<grid, BLOCK, 0, stream>>>(
+      static_cast<const cr::storage_t<IN> *>(d_in), d_offsets, count, window, states);
+  return cr::launch_status();
+}
+
+extern "C" cureduce_status cr_launch_exact_accumulate_segments(cureduce_dtype in, const void *d_in,
+                                                               uint64_t count, const int64_t *d_offsets,
+                                                               int64_t *d_states, void *stream) {
+  auto *states = reinterpret_cast<exact_word *>(d_states);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+#define CALL(D) launch_segment_states<D>(d_in, count, d_offsets, states, s)
+  CR_EXACT_SWITCH(CALL)
+#undef CALL
+}
+
 extern "C" cureduce_status cr_launch_exact_accumulate_rows(cureduce_dtype in, const void *d_in, uint64_t rows,
                                                            uint64_t cols, uint64_t ld, int64_t *d_states,
                                                            void *d_workspace, void *stream) {

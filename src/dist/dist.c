@@ -173,15 +173,19 @@ static cureduce_status validate(cureduce_dist dist, cureduce_op op, cureduce_dty
   return CUREDUCE_SUCCESS;
 }
 
-/* Exact sums: every rank's exact states, one a row (a full array is one row of cols elements),
-   summed as integers over the ranks, each rounded once. */
+/* Exact sums: every rank's exact states, one a row (a full array is one row of cols elements)
+   or, where d_offsets is not NULL, one a segment, summed as integers over the ranks, each
+   rounded once. */
 static cureduce_status reduce_exact(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
                                     const void *d_in, uint64_t rows, uint64_t cols, uint64_t ld,
-                                    cureduce_dtype out_dtype, void *d_out, void *stream) {
+                                    const int64_t *d_offsets, cureduce_dtype out_dtype, void *d_out,
+                                    void *stream) {
   if (cudaMemsetAsync(dist->d_exact, 0, rows * STATE_BYTES, (cudaStream_t)stream) != cudaSuccess)
     return CUREDUCE_ERROR_CUDA;
-  cureduce_status st =
-      cureduce_exact_accumulate_rows(dist->handle, in_dtype, d_in, rows, cols, ld, dist->d_exact, stream);
+  cureduce_status st = d_offsets ? cureduce_exact_accumulate_segments(dist->handle, in_dtype, d_in, rows,
+                                                                      d_offsets, dist->d_exact, stream)
+                                 : cureduce_exact_accumulate_rows(dist->handle, in_dtype, d_in, rows, cols,
+                                                                  ld, dist->d_exact, stream);
   if (st != CUREDUCE_SUCCESS)
     return st;
   st = nccl_status(ncclAllReduce(dist->d_exact, dist->d_exact, rows * CUREDUCE_EXACT_STATE_WORDS, ncclInt64,
@@ -191,13 +195,15 @@ static cureduce_status reduce_exact(cureduce_dist dist, cureduce_op op, cureduce
   return cureduce_exact_finish_rows(dist->handle, op, dist->d_exact, rows, out_dtype, d_out, stream);
 }
 
-/* After the local results are in d_local (when count > 0): pack, all-gather, combine. */
+/* After the local results are in d_local (where count > 0, or for segments): pack, all-gather,
+   combine. */
 static cureduce_status gather_and_combine(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
                                           cureduce_dtype acc, const void *d_in, uint64_t rows, uint64_t ld,
-                                          uint64_t count, void *d_out, void *stream) {
+                                          uint64_t count, const int64_t *d_offsets, void *d_out,
+                                          void *stream) {
   cr_dist_partial *mine = dist->d_all + (uint64_t)dist->rank * rows;
-  cureduce_status st =
-      cr_dist_launch_pack(op, in_dtype, acc, d_in, rows, ld, (int64_t)count, dist->d_local, mine, stream);
+  cureduce_status st = cr_dist_launch_pack(op, in_dtype, acc, d_in, rows, ld, (int64_t)count, d_offsets,
+                                           dist->d_local, mine, stream);
   if (st != CUREDUCE_SUCCESS)
     return st;
   /* In place: rank r's rows partials land at d_all + r * rows on every rank. */
@@ -221,14 +227,14 @@ cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_op op, cureduc
   if (n_global == 0 || dist->world == 1)
     return cureduce_reduce(dist->handle, op, in_dtype, d_in, n_local, acc_dtype, d_out, stream);
   if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
-    return reduce_exact(dist, op, in_dtype, d_in, 1, n_local, n_local, acc_dtype, d_out, stream);
+    return reduce_exact(dist, op, in_dtype, d_in, 1, n_local, n_local, NULL, acc_dtype, d_out, stream);
   if (n_local > 0) {
     st = cureduce_reduce(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, n_local, acc_dtype,
                          dist->d_local, stream);
     if (st != CUREDUCE_SUCCESS)
       return st;
   }
-  return gather_and_combine(dist, op, in_dtype, acc_dtype, d_in, 1, 0, n_local, d_out, stream);
+  return gather_and_combine(dist, op, in_dtype, acc_dtype, d_in, 1, 0, n_local, NULL, d_out, stream);
 }
 
 cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
@@ -248,12 +254,41 @@ cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cu
     return cureduce_reduce_rows(dist->handle, op, in_dtype, d_in, rows, cols_local, ld, acc_dtype, d_out,
                                 stream);
   if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
-    return reduce_exact(dist, op, in_dtype, d_in, rows, cols_local, ld, acc_dtype, d_out, stream);
+    return reduce_exact(dist, op, in_dtype, d_in, rows, cols_local, ld, NULL, acc_dtype, d_out, stream);
   if (cols_local > 0) {
     st = cureduce_reduce_rows(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, rows, cols_local,
                               ld, acc_dtype, dist->d_local, stream);
     if (st != CUREDUCE_SUCCESS)
       return st;
   }
-  return gather_and_combine(dist, op, in_dtype, acc_dtype, d_in, rows, ld, cols_local, d_out, stream);
+  return gather_and_combine(dist, op, in_dtype, acc_dtype, d_in, rows, ld, cols_local, NULL, d_out, stream);
+}
+
+cureduce_status cureduce_dist_reduce_segments(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype,
+                                              const void *d_in, uint64_t num_segments,
+                                              const int64_t *d_offsets, cureduce_dtype acc_dtype, void *d_out,
+                                              void *stream) {
+  const int any = num_segments > 0;
+  cureduce_status st = validate(dist, op, in_dtype, d_in, any, &acc_dtype, d_out, any);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (any && !d_offsets)
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || num_segments > dist->row_capacity)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (any && !cr_is_device_pointer(d_offsets))
+    return CUREDUCE_ERROR_HOST_POINTER;
+  if (!any)
+    return CUREDUCE_SUCCESS;
+  if (dist->world == 1)
+    return cureduce_reduce_segments(dist->handle, op, in_dtype, d_in, num_segments, d_offsets, acc_dtype,
+                                    d_out, stream);
+  if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
+    return reduce_exact(dist, op, in_dtype, d_in, num_segments, 0, 0, d_offsets, acc_dtype, d_out, stream);
+  st = cureduce_reduce_segments(dist->handle, cr_dist_local_op(op, acc_dtype), in_dtype, d_in, num_segments,
+                                d_offsets, acc_dtype, dist->d_local, stream);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  return gather_and_combine(dist, op, in_dtype, acc_dtype, d_in, num_segments, 0, 0, d_offsets, d_out,
+                            stream);
 }

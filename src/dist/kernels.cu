@@ -1,6 +1,6 @@
 // The two small kernels around the all-gather: pack this rank's local results into partials,
 // and combine every rank's partials in rank order (combine.h, the code the CPU test runs).
-// One thread per row; a full array is one row. Both are latency, not bandwidth: a few hundred
+// One thread per row or segment; a full array is one row. Both are latency, not bandwidth: a few hundred
 // bytes per row, against the shard the single-GPU reduction has just read.
 #include "launch.h"
 
@@ -42,17 +42,22 @@ __device__ void set_key(cr_dist_partial *p, cureduce_dtype in, const void *row, 
   }
 }
 
+// Row i starts at element i * ld and holds count elements, or, with offsets, segment i runs
+// from offsets[i] to offsets[i + 1].
 __global__ void pack_partials(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, const char *d_in,
                               size_t in_size, uint64_t rows, uint64_t ld, int64_t count,
-                              const unsigned char *d_local, size_t result_size, cr_dist_partial *mine) {
+                              const int64_t *offsets, const unsigned char *d_local, size_t result_size,
+                              cr_dist_partial *mine) {
   const bool arg = cr_dist_is_arg(op);
   for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < rows;
        i += (uint64_t)gridDim.x * blockDim.x) {
-    cr_dist_partial p = {count, 0, 0};
-    if (count > 0 && arg) {
+    const int64_t n = offsets ? offsets[i + 1] - offsets[i] : count;
+    cr_dist_partial p = {n, 0, 0};
+    if (n > 0 && arg) {
       memcpy(&p.index, d_local + i * 8, 8);
-      set_key(&p, in, d_in + i * ld * in_size, p.index, cr_dist_float_acc(acc));
-    } else if (count > 0) {
+      const uint64_t start = offsets ? (uint64_t)offsets[i] : i * ld;
+      set_key(&p, in, d_in + start * in_size, p.index, cr_dist_float_acc(acc));
+    } else if (n > 0) {
       memcpy(&p.value, d_local + i * result_size, result_size); // low bytes; the rest stay zero
     }
     mine[i] = p;
@@ -81,10 +86,11 @@ cureduce_status launch_status() {
 
 extern "C" cureduce_status cr_dist_launch_pack(cureduce_op op, cureduce_dtype in_dtype, cureduce_dtype acc,
                                                const void *d_in, uint64_t rows, uint64_t ld, int64_t count,
-                                               const void *d_local, cr_dist_partial *d_mine, void *stream) {
+                                               const int64_t *d_offsets, const void *d_local,
+                                               cr_dist_partial *d_mine, void *stream) {
   pack_partials<<<blocks_for(rows), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       op, in_dtype, acc, static_cast<const char *>(d_in), cureduce_dtype_size(in_dtype), rows, ld, count,
-      static_cast<const unsigned char *>(d_local), cureduce_result_size(op, acc), d_mine);
+      d_offsets, static_cast<const unsigned char *>(d_local), cureduce_result_size(op, acc), d_mine);
   return launch_status();
 }
 

@@ -9,13 +9,16 @@
 extern "C" {
 #endif
 
-/* This rank's partials, one per row, at d_mine[0 .. rows): count elements per row, and from
-   the local results d_local (rows results of cr_dist_local_op(op, acc), as the single-GPU call wrote
-   them; unread when count is 0) the value, or for arg ops the index and the key read from the
-   input row i at d_in + i * ld elements. */
+/* This rank's partials, one per row, at d_mine[0 .. rows): count elements per row (or, where
+   d_offsets is not NULL, d_offsets[i + 1] - d_offsets[i] for segment i, offsets on the device),
+   and from the local results d_local (rows results of cr_dist_local_op(op, acc), as the
+   single-GPU call wrote them; unread for an empty row) the value, or for arg ops the index and
+   the key read from the input row i at d_in + i * ld elements (segment i at d_in +
+   d_offsets[i]). */
 cureduce_status cr_dist_launch_pack(cureduce_op op, cureduce_dtype in_dtype, cureduce_dtype acc,
                                     const void *d_in, uint64_t rows, uint64_t ld, int64_t count,
-                                    const void *d_local, cr_dist_partial *d_mine, void *stream);
+                                    const int64_t *d_offsets, const void *d_local, cr_dist_partial *d_mine,
+                                    void *stream);
 
 /* out[i] = cr_dist_combine over the world partials of row i (rank r's at d_all[r * rows + i]). */
 cureduce_status cr_dist_launch_combine(cureduce_op op, cureduce_dtype acc, const cr_dist_partial *d_all,
