@@ -290,7 +290,7 @@ cureduce_status launch_row_states(const void *d_in, uint64_t rows, uint64_t cols
 // Segment states: the GPU's blocks shared among the segments (at least one each), a segment
 // cut into windows of 2^(MAX_ELEMENTS_LOG2 - 1) elements a block, so that a tile more or less
 // keeps each block within its limit. Lengths live on the device, so the grid cannot follow
-// them: a segment's blocks with no tile of it only clear, merge and carry.
+// them: a segment's blocks with no tile of it only clear and merge. Then one carry a state.
 constexpr uint64_t SEGMENT_GRID_Y_MAX = 65535;
 
 template <cureduce_dtype IN>
@@ -302,6 +302,10 @@ cureduce_status launch_segment_states(const void *d_in, uint64_t count, const in
   const uint64_t window = per_segment << (MAX_ELEMENTS_LOG2 - 1);
   cr::exact_segment_states<IN, BLOCK, UNROLL><<<grid, BLOCK, 0, stream>>>(
       static_cast<const cr::storage_t<IN> *>(d_in), d_offsets, count, window, states);
+  const cureduce_status st = cr::launch_status();
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  cr::exact_carry_states<<<grid_of(count, (uint64_t)sm_count() * 16), 128, 0, stream>>>(states, count);
   return cr::launch_status();
 }
 

@@ -142,7 +142,8 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
 // over the segments), each segment laid out on its own and cut into windows of at most
 // `window` elements (gridDim.x blocks each within a block's limit), block b summing tiles b,
 // b + gridDim.x, ... of each window. The blocks of a segment add into its state in any order
-// (integer additions commute), each carrying after its addition, as exact_row_states does.
+// (integer additions commute) and leave the carrying to exact_carry_states, launched after:
+// each addition is below 2^33 a limb, so a state takes thousands before it needs one.
 template <cureduce_dtype IN, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     exact_segment_states(const storage_t<IN> *__restrict__ in, const int64_t *__restrict__ offsets,
@@ -158,12 +159,18 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
       shared.clear();
       exact_word *const merged = exact_block_sum<IN, BLOCK, UNROLL>(part, L, blockIdx.x, gridDim.x, shared);
       exact_block_publish(merged, state);
-      __syncthreads(); // the block's additions are seen by the carry, and shared is free
-      exact_global_carry(state);
+      __syncthreads(); // shared is free for the next window
     }
     if (blockIdx.x == 0 && threadIdx.x == 0 && end > begin)
       atomicAdd(&state[CR_EXACT_COUNT], (exact_word)(end - begin));
   }
+}
+
+// One carry step on each of `count` states, a block a state at a time (threads 0 ..
+// CR_EXACT_LIMBS - 2), after the kernels adding to them.
+__global__ void exact_carry_states(exact_word *__restrict__ states, uint64_t count) {
+  for (uint64_t s = blockIdx.x; s < count; s += gridDim.x)
+    exact_global_carry(states + s * CUREDUCE_EXACT_STATE_WORDS);
 }
 
 // Add one state into another (dst += src), then carry: one block.
