@@ -7,6 +7,7 @@
 #include "capi.h"
 #include "cuda_context.h"
 #include "cureduce.h"
+#include "distributed.h"
 #include "errors.h"
 #include "handle_cache.h"
 #include "interop.h"
@@ -175,6 +176,24 @@ void cureduce_py::reduce_or_raise(const Call &k, int device, uintptr_t stream) {
   result.raise_if_failed();
 }
 
+void cureduce_py::on_gpu_or_raise(int device, uintptr_t stream, const std::string &what,
+                                  const std::function<cureduce_status(cureduce_handle, void *)> &work) {
+  Outcome result;
+  {
+    nb::gil_scoped_release unlocked;
+    DeviceGuard guard(device);
+    cureduce_handle h = nullptr;
+    const auto s = reinterpret_cast<cudaStream_t>(stream);
+    result = guard.ok() ? prepare_gpu(device, s, &h)
+                        : Outcome{CUREDUCE_ERROR_NO_DEVICE, "cureduce: cuda:" + std::to_string(device)};
+    if (result.ok())
+      result.status = work(h, s);
+  }
+  if (!result.ok() && result.what.empty())
+    result.what = what;
+  result.raise_if_failed();
+}
+
 namespace {
 
 int reduce_for_capi(const Call *k, int device, uintptr_t stream) {
@@ -237,6 +256,7 @@ NB_MODULE(_cureduce, m) {
       "Handles held: per (device, stream), owned by live CUDA graphs, and spare.");
   bind_interop(m);
   bind_torch_path(m);
+  bind_distributed(m);
   m.attr("ACC_DEFAULT") = static_cast<int>(CUREDUCE_ACC_DEFAULT);
   m.attr("HOST_POINTER") = static_cast<int>(CUREDUCE_ERROR_HOST_POINTER);
   m.attr("INVALID_VALUE") = static_cast<int>(CUREDUCE_ERROR_INVALID_VALUE);

@@ -5,6 +5,8 @@
 #include "cureduce.h"
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 namespace cureduce_py {
 
@@ -43,5 +45,11 @@ inline Call make_call(int op, int dtype, int acc, int layout, uintptr_t data, ui
 // GPU path on `stream` (a cudaStream_t) of that device, asynchronous. A failure raises the
 // Python exception errors.h gives its status.
 void reduce_or_raise(const Call &k, int device, uintptr_t stream);
+
+// Runs work(handle, stream) with the GIL released on `stream` of `device` (made current for
+// the call), with the handle serving that stream; a failure (of the set-up or a status work
+// returns) raises as reduce_or_raise does, with `what` saying which call failed.
+void on_gpu_or_raise(int device, uintptr_t stream, const std::string &what,
+                     const std::function<cureduce_status(cureduce_handle, void *)> &work);
 
 } // namespace cureduce_py
