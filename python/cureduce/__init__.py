@@ -61,6 +61,9 @@ stream waits for x without blocking the host; runs there; writes the result to m
 own stream-ordered pool on that device; and hands it to JAX through DLPack on the same stream,
 so JAX orders its later use after the kernel. The result's memory goes back to the pool when
 JAX frees the array, and x's buffer is held until then.
+
+Many GPUs. cureduce.distributed has the same functions over a torch tensor sharded across the
+ranks of a torch.distributed process group with the NCCL backend (its docstring says how).
 """
 
 import sys as _sys
