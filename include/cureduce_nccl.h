@@ -126,11 +126,12 @@ CUREDUCE_API cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cured
  * arg ops giving the index within the whole segment. The exact sums all-reduce one state per
  * segment: each segment's bits are those of cureduce_reduce_segments on one GPU, for any split.
  * A segment with no elements on any rank gets 0 for SUM, SUMSQ and SUM_EXACT, NaN for
- * MEAN_EXACT (its state is rounded as cureduce_exact_finish_rows rounds an empty one; with one
- * rank, the call is cureduce_reduce_segments', which leaves it untouched), and is left untouched
- * by the other ops. The buffers are those of the rows: num_segments beyond the rows reserved by
- * cureduce_dist_reserve_rows is INVALID_VALUE. num_segments must be the same on every rank.
- * The offsets are not checked (decreasing or negative ones are undefined behaviour).
+ * MEAN_EXACT with any number of ranks (its state is rounded as cureduce_exact_finish_rows rounds
+ * an empty one; cureduce_reduce_segments leaves it untouched), and is left untouched by the
+ * other ops. The buffers are those of the rows: num_segments beyond the rows reserved by
+ * cureduce_dist_reserve_rows is INVALID_VALUE. num_segments must be the same on every rank, and
+ * d_in a device pointer even on a rank whose pieces are all empty (it is then not read). The
+ * offsets are not checked (decreasing or negative ones are undefined behaviour).
  */
 CUREDUCE_API cureduce_status cureduce_dist_reduce_segments(cureduce_dist dist, cureduce_op op,
                                                            cureduce_dtype in_dtype, const void *d_in,

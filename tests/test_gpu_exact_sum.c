@@ -513,21 +513,23 @@ static void row_states_should_match_cpu(void **state) {
    holding a first pass over the same segments, rounded by cureduce_exact_finish_rows: each
    state that of the CPU's twin (cureduce_cpu_exact_accumulate_segments) and each result the
    CPU's exact sum of the segment counted twice. Random lengths, about one segment in five
-   empty, from an unaligned start; one segment (the whole grid on it, in windows), a few long
-   ones (several blocks each), and more segments than blocks. */
+   empty, from an unaligned start; one segment (the whole grid on it), a few long ones (several
+   blocks each), more segments than blocks, and more than a grid's 65535 rows of blocks.
+   (more_than_2pow32_elements_should_match_cpu reads one segment in windows.) */
 static void segment_states_should_match_cpu(void **state) {
   (void)state;
-  static const uint64_t SHAPES[][2] = {{1, 60000}, {2000, 60000}, {5, 600001}, {37, 100003}};
-  enum { MAX_SEGMENTS = 2000 };
+  static const uint64_t SHAPES[][2] = {{1, 60000}, {2000, 60000}, {5, 600001}, {37, 100003}, {70000, 140000}};
+  enum { MAX_SEGMENTS = 70000 };
   uint64_t rng = tu_seed() + 11;
   const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
   int64_t *d_states, *d_offsets, *h_states = malloc(MAX_SEGMENTS * state_bytes),
-                                 *cpu = malloc(MAX_SEGMENTS * state_bytes);
-  int64_t offsets[MAX_SEGMENTS + 1];
+                                 *cpu = malloc(MAX_SEGMENTS * state_bytes),
+                                 *offsets = malloc((MAX_SEGMENTS + 1) * sizeof(int64_t));
   assert_non_null(h_states);
   assert_non_null(cpu);
+  assert_non_null(offsets);
   CUDA_OK(cudaMalloc((void **)&d_states, MAX_SEGMENTS * state_bytes));
-  CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
+  CUDA_OK(cudaMalloc((void **)&d_offsets, (MAX_SEGMENTS + 1) * sizeof(int64_t)));
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
     for (size_t sh = 0; sh < sizeof SHAPES / sizeof *SHAPES && input_wanted(INPUTS[d]); ++sh) {
       const cureduce_dtype in = INPUTS[d];
@@ -539,12 +541,8 @@ static void segment_states_should_match_cpu(void **state) {
       for (uint64_t s = 1; s < segs; ++s) /* random cuts, sorted, about one in five repeated */
         offsets[s] = (int64_t)(tu_next(&rng) % (n + 1));
       offsets[segs] = (int64_t)n;
-      for (uint64_t s = 1; s < segs; ++s)
-        for (uint64_t t = s; t > 1 && offsets[t - 1] > offsets[t]; --t) {
-          const int64_t x = offsets[t];
-          offsets[t] = offsets[t - 1];
-          offsets[t - 1] = x;
-        }
+      if (segs > 1)
+        qsort(offsets + 1, segs - 1, sizeof *offsets, compare_offsets);
       for (uint64_t s = 1; s < segs; ++s)
         if (tu_next(&rng) % 5 == 0)
           offsets[s] = offsets[s - 1];
@@ -597,6 +595,7 @@ static void segment_states_should_match_cpu(void **state) {
   CUDA_OK(cudaFree(d_offsets));
   free(h_states);
   free(cpu);
+  free(offsets);
 }
 
 /* A random state: limbs over a span of 1 to 40 (the GPU rounds spans up to about 22 with a
@@ -715,6 +714,36 @@ static void more_than_2pow32_elements_should_match_cpu(void **state) {
                  (unsigned long long)(n - (1ull << 32)));
         expect_same(got, want, cureduce_dtype_size(outs[k]), what);
       }
+    /* The same array as the first of 600 segments (the others empty): one block a segment, so it
+       is read in windows of 2^27 elements by one block, into the same state. */
+    enum { SEGS = 600 };
+    int64_t offsets[SEGS + 1], *d_offsets, *d_states;
+    const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+    offsets[0] = 0;
+    for (int s = 1; s <= SEGS; ++s)
+      offsets[s] = (int64_t)n;
+    CUDA_OK(cudaMalloc((void **)&d_offsets, sizeof offsets));
+    CUDA_OK(cudaMalloc((void **)&d_states, SEGS * state_bytes));
+    CUDA_OK(cudaMemcpy(d_offsets, offsets, sizeof offsets, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(d_states, 0, SEGS * state_bytes));
+    assert_int_equal(cureduce_exact_accumulate_segments(g_handle, in, d_big, SEGS, d_offsets, d_states, NULL),
+                     0);
+    int64_t *h_states = malloc(SEGS * state_bytes);
+    assert_non_null(h_states);
+    CUDA_OK(cudaMemcpy(h_states, d_states, SEGS * state_bytes, cudaMemcpyDeviceToHost));
+    int64_t want_state[CUREDUCE_EXACT_STATE_WORDS];
+    memcpy(want_state, w, sizeof want_state);
+    char what[96];
+    snprintf(what, sizeof what, "%s segment of 2^32+%llu among %d", cureduce_dtype_name(in),
+             (unsigned long long)(n - (1ull << 32)), SEGS);
+    expect_same_state(h_states, want_state, what);
+    for (size_t i = CUREDUCE_EXACT_STATE_WORDS; i < SEGS * (size_t)CUREDUCE_EXACT_STATE_WORDS; ++i)
+      if (h_states[i] != 0)
+        fail_msg("%s: an empty segment's state word %zu is %lld", what, i, (long long)h_states[i]);
+    ++g_compared;
+    free(h_states);
+    CUDA_OK(cudaFree(d_offsets));
+    CUDA_OK(cudaFree(d_states));
     CUDA_OK(cudaFree(d_big));
   }
 }

@@ -182,6 +182,39 @@ static void bad_arguments_should_return_a_status(void **state) {
                                              CUREDUCE_ACC_DEFAULT, g_out, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE); /* ld < cols_local */
   assert_int_equal(cureduce_dist_count(g_d, 1, NULL, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  /* segments (the device offsets at g_ref are never read: every call is refused first) */
+  const int64_t *offs = (const int64_t *)g_ref, host_offs[2] = {0, 1};
+  assert_int_equal(cureduce_dist_reduce_segments(NULL, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, offs,
+                                                 CUREDUCE_ACC_DEFAULT, g_out, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM_EXACT, CUREDUCE_I8, g_dev, 1, offs,
+                                                 CUREDUCE_ACC_DEFAULT, g_out, NULL),
+                   CUREDUCE_ERROR_UNSUPPORTED);
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, NULL, 1, offs,
+                                                 CUREDUCE_ACC_DEFAULT, g_out, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, NULL,
+                                                 CUREDUCE_ACC_DEFAULT, g_out, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, offs,
+                                                 CUREDUCE_ACC_DEFAULT, NULL, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, host_offs,
+                                                 CUREDUCE_ACC_DEFAULT, g_out, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1,
+                                                 (const int64_t *)((const char *)offs + 4),
+                                                 CUREDUCE_ACC_DEFAULT, g_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* misaligned offsets */
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, offs,
+                                                 CUREDUCE_ACC_DEFAULT, &host_out, NULL),
+                   CUREDUCE_ERROR_HOST_POINTER);
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1u << 20, offs,
+                                                 CUREDUCE_ACC_DEFAULT, g_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* more segments than reserved */
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, NULL, 0, NULL,
+                                                 CUREDUCE_ACC_DEFAULT, NULL, NULL),
+                   CUREDUCE_SUCCESS); /* no segments: nothing to do */
 }
 
 int main(void) {

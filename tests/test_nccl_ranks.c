@@ -140,8 +140,7 @@ static void upload_pieces(rank_ctx *c, cureduce_dtype in, const int64_t *g, uint
 /* One combo over segments split over the ranks (see upload_pieces), against one GPU's
    cureduce_reduce_segments over the whole array, or the rank-order combine of each rank's
    pieces where float sums depend on the split. Outputs start poisoned: an empty segment's
-   output must stay so, but for SUM, SUMSQ and SUM_EXACT (zero) and, with several ranks,
-   MEAN_EXACT (NaN). */
+   output must stay so, but for SUM, SUMSQ and SUM_EXACT (zero) and MEAN_EXACT (NaN). */
 static void check_segments(rank_ctx *c, const dg_combo *k, const int64_t *g, uint64_t segs,
                            uint64_t (*cut)[DU_MAX_RANKS + 1]) {
   const size_t size = cureduce_dtype_size(k->in), rsize = cureduce_result_size(k->op, k->acc);
@@ -161,7 +160,7 @@ static void check_segments(rank_ctx *c, const dg_combo *k, const int64_t *g, uin
     check(c, cureduce_reduce_segments(c->h, k->op, k->in, c->dev, segs, d_global, k->acc, c->out, NULL) == 0,
           "whole segments", k, segs);
     CUDA_CHECK(cudaMemcpy(want, c->out, segs * rsize, cudaMemcpyDeviceToHost));
-    if (k->op == CUREDUCE_MEAN_EXACT && c->world > 1)
+    if (k->op == CUREDUCE_MEAN_EXACT)
       for (uint64_t s = 0; s < segs; ++s)
         if (g[s + 1] == g[s])
           (void)cureduce_from_double(k->acc, NAN, want + s * rsize);

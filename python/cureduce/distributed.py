@@ -26,10 +26,11 @@ cureduce_dist_reduce and cureduce_dist_reduce_rows.
 Each call is a collective of ``group`` (None: the default group): every rank of it calls with the
 same op, dtype, acc, dim and leading shape, in the same order. The work runs on the current stream
 (torch orders its collectives after it), the host never waits, and the results and the small
-buffers come from torch's allocator. With one rank, the call is cureduce's own.
+buffers come from torch's allocator. With one rank holding elements, the call is cureduce's own.
 
 Empty arrays. Whether every rank's shard is empty is known only after a collective, so no
-exception can say so without a host synchronisation: where no rank holds an element, sum, sumsq
+exception can say so without a host synchronisation: where no rank holds an element (one rank
+or many alike), sum, sumsq
 and sum_exact give 0; mean_exact, and min, max, absmax and mean into a float, give NaN; min, max
 and absmax into an integer give 0; argmin and argmax give -1.
 """
@@ -40,8 +41,6 @@ from . import _cureduce, _plan
 
 __all__ = list(_plan.OPS)
 
-_F64 = _plan.DTYPE_IDS["f64"]
-_SUM, _MEAN = _plan.OP_IDS["sum"], _plan.OP_IDS["mean"]
 _EXACT = frozenset((_plan.OP_IDS["sum_exact"], _plan.OP_IDS["mean_exact"]))
 _IDENTITY = frozenset((_plan.OP_IDS["sum"], _plan.OP_IDS["sumsq"], _plan.OP_IDS["sum_exact"]))
 
@@ -85,7 +84,7 @@ def _reduce(op, x, dim, acc, group):
     dtype_id, acc_id, res_dtype = _torch._result_dtype(op_id, x.dtype, acc)
     rows, cols, shape = _shape_of(x, dim)
     rank, world = _group_of(group, torch)
-    if world == 1:
+    if world == 1 and cols > 0:  # one rank holding elements: the package's call, the same bits
         return getattr(_package, op)(x, dim=dim, acc=acc)
     device = x.get_device()
     stream = _torch._current_stream(device)
@@ -98,7 +97,7 @@ def _reduce(op, x, dim, acc, group):
         torch.distributed.all_reduce(states, group=group)
         _cureduce.exact_finish_rows(op_id, states.data_ptr(), rows, acc_id, out.data_ptr(), device, stream)
         return out.reshape(shape)
-    local_op = _SUM if op_id == _MEAN and acc_id == _F64 else op_id
+    local_op = _cureduce.dist_local_op(op_id, acc_id)
     local = torch.empty(rows * 8, dtype=torch.uint8, device=x.device)
     if cols > 0:  # a whole array as cureduce_reduce reduces it, as the C API does
         layout = _plan.FULL if dim is None else _plan.ROWS

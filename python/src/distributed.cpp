@@ -66,6 +66,13 @@ void bind_distributed(nb::module_ &m) {
         nb::arg("stream"));
   m.def("dist_combine", &combine, nb::arg("op"), nb::arg("acc"), nb::arg("parts"), nb::arg("world"),
         nb::arg("rows"), nb::arg("out"), nb::arg("device"), nb::arg("stream"));
+  m.def(
+      "dist_local_op",
+      [](int op, int acc) {
+        return static_cast<int>(
+            cr_dist_local_op(static_cast<cureduce_op>(op), static_cast<cureduce_dtype>(acc)));
+      },
+      nb::arg("op"), nb::arg("acc"), "The op each rank runs on its shard (src/dist/combine.h).");
   m.attr("EXACT_STATE_WORDS") = CUREDUCE_EXACT_STATE_WORDS;
   m.attr("PARTIAL_WORDS") = CR_DIST_PARTIAL_WORDS;
 }

@@ -2,8 +2,8 @@
 dtype and accumulator over whole arrays and over matrices split by columns, with random shardings
 (empty shards included), against one GPU's cureduce: the same bits where the sharding cannot
 matter (min, max, absmax, the arg ops' global indices, the exact sums, integer sums), else the
-rank-order combine of each shard's result; the same bits twice; the empty rules; and the errors
-raised before any collective. Needs two GPUs or more (up to four ranks are started)."""
+rank-order combine of each shard's result; the same bits twice; the empty rules; one-rank groups;
+a side stream; and the errors raised before any collective. Needs two GPUs or more (up to four ranks are started)."""
 import os
 import tempfile
 
@@ -150,6 +150,32 @@ def _check_all(rank, world, failures):
                         failures.append("%s: rows differ" % what)
 
 
+def _check_groups_and_streams(rank, world, failures):
+    """One-rank groups (the package's bits; the empty rules, not its exceptions), and a call on
+    a side stream."""
+    import torch.distributed as dist
+
+    dev = torch.device("cuda", rank)
+    alone = [dist.new_group([r]) for r in range(world)][rank]  # every rank makes every group
+    x = to_torch(data("float32", 4099, seed=rank)).to(dev)
+    for op in OPS:
+        if not _same(getattr(crd, op)(x, group=alone), getattr(cureduce, op)(x)):
+            failures.append("%s over a one-rank group differs from the package's" % op)
+    empty = x[:0]
+    for op, want in (("min", float("nan")), ("argmax", -1), ("sum", 0.0), ("mean_exact", float("nan"))):
+        got = getattr(crd, op)(empty, group=alone)
+        if not _same(got, torch.tensor(want, dtype=got.dtype, device=dev)):
+            failures.append("%s of an empty array over a one-rank group: %s" % (op, got))
+    whole = to_torch(data("bfloat16", 100003, seed=5)).to(dev)
+    side = torch.cuda.Stream(dev)
+    side.wait_stream(torch.cuda.current_stream(dev))
+    with torch.cuda.stream(side):
+        got = crd.sum_exact(whole.chunk(world)[rank].contiguous())
+    torch.cuda.current_stream(dev).wait_stream(side)
+    if not _same(got, cureduce.sum_exact(whole)):
+        failures.append("sum_exact on a side stream differs from one GPU's")
+
+
 def _rank_main(rank, world, init_file, report_dir):
     import datetime
 
@@ -166,6 +192,7 @@ def _rank_main(rank, world, init_file, report_dir):
     failures = []
     try:
         _check_all(rank, world, failures)
+        _check_groups_and_streams(rank, world, failures)
         dist.barrier()
     finally:
         dist.destroy_process_group()

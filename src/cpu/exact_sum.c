@@ -9,19 +9,24 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Add n elements to sa (a float dtype; arguments checked). */
-static cureduce_status accumulate(superacc *sa, cureduce_dtype in, const void *h_in, uint64_t n) {
-  double *buf = malloc(CR_DECODE_CHUNK * sizeof *buf);
-  if (!buf)
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+/* Add n elements to sa (a float dtype; arguments checked), decoding through buf
+   (CR_DECODE_CHUNK doubles). */
+static void accumulate_with(superacc *sa, double *buf, cureduce_dtype in, const void *h_in, uint64_t n) {
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
     cr_decode_float(in, h_in, first, count, buf);
     for (size_t k = 0; k < count; ++k)
       sa_add(sa, buf[k]);
   }
-  free(buf);
   sa_carry(sa);
+}
+
+static cureduce_status accumulate(superacc *sa, cureduce_dtype in, const void *h_in, uint64_t n) {
+  double *buf = malloc(CR_DECODE_CHUNK * sizeof *buf);
+  if (!buf)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  accumulate_with(sa, buf, in, h_in, n);
+  free(buf);
   return CUREDUCE_SUCCESS;
 }
 
@@ -109,21 +114,35 @@ cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, 
     return CUREDUCE_SUCCESS;
   if (!h_states || !h_offsets)
     return CUREDUCE_ERROR_NULL_POINTER;
+  const size_t size = cureduce_dtype_size(in_dtype);
   for (uint64_t s = 0; s < num_segments; ++s) /* all checked before any state changes */
     if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
       return CUREDUCE_ERROR_INVALID_VALUE;
+  if ((uint64_t)h_offsets[num_segments] > SIZE_MAX / size)
+    return CUREDUCE_ERROR_INVALID_VALUE;
   if (h_offsets[num_segments] > h_offsets[0] && !h_in)
     return CUREDUCE_ERROR_NULL_POINTER;
-  const size_t size = cureduce_dtype_size(in_dtype);
+  superacc *sa = malloc(sizeof *sa); /* allocated once: nothing can fail once states change */
+  double *buf = malloc(CR_DECODE_CHUNK * sizeof *buf);
+  if (!sa || !buf) {
+    free(sa);
+    free(buf);
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  }
   for (uint64_t s = 0; s < num_segments; ++s) {
     if (h_offsets[s + 1] == h_offsets[s])
       continue;
-    const cureduce_status st = cureduce_cpu_exact_accumulate(
-        in_dtype, (const char *)h_in + (uint64_t)h_offsets[s] * size,
-        (uint64_t)(h_offsets[s + 1] - h_offsets[s]), h_states + s * CUREDUCE_EXACT_STATE_WORDS);
-    if (st != CUREDUCE_SUCCESS)
-      return st;
+    int64_t *state = h_states + s * CUREDUCE_EXACT_STATE_WORDS;
+    sa_init(sa);
+    accumulate_with(sa, buf, in_dtype, (const char *)h_in + (uint64_t)h_offsets[s] * size,
+                    (uint64_t)(h_offsets[s + 1] - h_offsets[s]));
+    for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
+      sa->w[i] += state[i];
+    sa_carry(sa);
+    memcpy(state, sa->w, sizeof sa->w);
   }
+  free(sa);
+  free(buf);
   return CUREDUCE_SUCCESS;
 }
 

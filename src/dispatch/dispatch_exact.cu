@@ -290,7 +290,8 @@ cureduce_status launch_row_states(const void *d_in, uint64_t rows, uint64_t cols
 // Segment states: the GPU's blocks shared among the segments (at least one each), a segment
 // cut into windows of 2^(MAX_ELEMENTS_LOG2 - 1) elements a block, so that a tile more or less
 // keeps each block within its limit. Lengths live on the device, so the grid cannot follow
-// them: a segment's blocks with no tile of it only clear and merge. Then one carry a state.
+// them: a segment's blocks with no tile of it only clear and merge, and among many segments a
+// long one is read by its share of blocks alone (docs/exact.md). Then one carry a state.
 constexpr uint64_t SEGMENT_GRID_Y_MAX = 65535;
 
 template <cureduce_dtype IN>

@@ -280,7 +280,9 @@ cureduce_status cureduce_dist_reduce_segments(cureduce_dist dist, cureduce_op op
     return CUREDUCE_ERROR_HOST_POINTER;
   if (!any)
     return CUREDUCE_SUCCESS;
-  if (dist->world == 1)
+  /* One rank: the library's call, but for MEAN_EXACT, whose empty segments get NaN (a rounded
+     empty state) with any number of ranks. */
+  if (dist->world == 1 && op != CUREDUCE_MEAN_EXACT)
     return cureduce_reduce_segments(dist->handle, op, in_dtype, d_in, num_segments, d_offsets, acc_dtype,
                                     d_out, stream);
   if (op == CUREDUCE_SUM_EXACT || op == CUREDUCE_MEAN_EXACT)
