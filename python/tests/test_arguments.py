@@ -155,3 +155,13 @@ def test_unknown_ops_are_a_value_error():
 
 def test_handle_counts_name_the_three_kinds_of_handle():
     assert set(_cureduce.handle_counts()) == {"eager", "captured", "spare"}
+
+
+def test_the_distributed_module_imports_without_a_framework():
+    """cureduce.distributed imports torch only when called, and offers every op."""
+    import cureduce.distributed as crd
+
+    assert sorted(crd.__all__) == sorted(_plan.OPS)
+    assert all(callable(getattr(crd, op)) for op in _plan.OPS)
+    assert _cureduce.dist_local_op(_plan.OP_IDS["mean"], _plan.DTYPE_IDS["f64"]) == _plan.OP_IDS["sum"]
+    assert _cureduce.dist_local_op(_plan.OP_IDS["mean"], _plan.DTYPE_IDS["f32"]) == _plan.OP_IDS["mean"]
