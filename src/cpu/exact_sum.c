@@ -9,25 +9,46 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Add n elements to sa (a float dtype; arguments checked), decoding through buf
-   (CR_DECODE_CHUNK doubles). */
-static void accumulate_with(superacc *sa, double *buf, cureduce_dtype in, const void *h_in, uint64_t n) {
-  for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
-    const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
-    cr_decode_float(in, h_in, first, count, buf);
-    for (size_t k = 0; k < count; ++k)
-      sa_add(sa, buf[k]);
-  }
-  sa_carry(sa);
+/* What adding elements takes: a superaccumulator and a decode buffer (CR_DECODE_CHUNK doubles),
+   allocated together before any state or output changes, so that nothing fails after. */
+typedef struct scratch {
+  superacc *sa;
+  double *buf;
+} scratch;
+
+static void scratch_free(scratch *s) {
+  free(s->sa);
+  free(s->buf);
 }
 
-static cureduce_status accumulate(superacc *sa, cureduce_dtype in, const void *h_in, uint64_t n) {
-  double *buf = malloc(CR_DECODE_CHUNK * sizeof *buf);
-  if (!buf)
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  accumulate_with(sa, buf, in, h_in, n);
-  free(buf);
-  return CUREDUCE_SUCCESS;
+static cureduce_status scratch_alloc(scratch *s) {
+  s->sa = malloc(sizeof *s->sa);
+  s->buf = malloc(CR_DECODE_CHUNK * sizeof *s->buf);
+  if (s->sa && s->buf)
+    return CUREDUCE_SUCCESS;
+  scratch_free(s);
+  return CUREDUCE_ERROR_OUT_OF_MEMORY;
+}
+
+/* s->sa = the n elements at h_in (a float dtype; arguments checked), carried. */
+static void accumulate(scratch *s, cureduce_dtype in, const void *h_in, uint64_t n) {
+  sa_init(s->sa);
+  for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
+    const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
+    cr_decode_float(in, h_in, first, count, s->buf);
+    for (size_t k = 0; k < count; ++k)
+      sa_add(s->sa, s->buf[k]);
+  }
+  sa_carry(s->sa);
+}
+
+/* state += the n elements at h_in, carried. */
+static void add_to_state(scratch *s, cureduce_dtype in, const void *h_in, uint64_t n, int64_t *state) {
+  accumulate(s, in, h_in, n);
+  for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
+    s->sa->w[i] += state[i];
+  sa_carry(s->sa);
+  memcpy(state, s->sa->w, sizeof s->sa->w);
 }
 
 /* The rounded sum (or mean) of a state into one element of out at h_out; EMPTY for the mean
@@ -42,14 +63,13 @@ static cureduce_status finish(const int64_t *w, int mean, cureduce_dtype out, vo
 /* cureduce_cpu_reduce's SUM_EXACT and MEAN_EXACT (arguments checked, n > 0 for the mean). */
 cureduce_status cr_cpu_exact(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
                              cureduce_dtype out, void *h_out) {
-  superacc *sa = malloc(sizeof *sa);
-  if (!sa)
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  sa_init(sa);
-  cureduce_status st = accumulate(sa, in, h_in, n);
-  if (st == CUREDUCE_SUCCESS)
-    st = finish(sa->w, op == CUREDUCE_MEAN_EXACT, out, h_out);
-  free(sa);
+  scratch s;
+  cureduce_status st = scratch_alloc(&s);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  accumulate(&s, in, h_in, n);
+  st = finish(s.sa->w, op == CUREDUCE_MEAN_EXACT, out, h_out);
+  scratch_free(&s);
   return st;
 }
 
@@ -70,19 +90,13 @@ cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const voi
     return ok;
   if (!h_state || (n > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  superacc *sa = malloc(sizeof *sa);
-  if (!sa)
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  sa_init(sa);
-  const cureduce_status st = accumulate(sa, in_dtype, h_in, n);
-  if (st == CUREDUCE_SUCCESS) { /* written only on success */
-    for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
-      sa->w[i] += h_state[i];
-    sa_carry(sa);
-    memcpy(h_state, sa->w, sizeof sa->w);
-  }
-  free(sa);
-  return st;
+  scratch s;
+  const cureduce_status st = scratch_alloc(&s);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  add_to_state(&s, in_dtype, h_in, n, h_state);
+  scratch_free(&s);
+  return CUREDUCE_SUCCESS;
 }
 
 cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, const void *h_in, uint64_t rows,
@@ -94,13 +108,17 @@ cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, cons
     return CUREDUCE_ERROR_NULL_POINTER;
   if (!cr_matrix_shape_ok(rows, cols, ld))
     return CUREDUCE_ERROR_INVALID_VALUE;
+  if (rows == 0 || cols == 0)
+    return CUREDUCE_SUCCESS;
+  scratch s;
+  const cureduce_status st = scratch_alloc(&s);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
   const size_t size = cureduce_dtype_size(in_dtype);
-  for (uint64_t r = 0; r < rows && cols > 0; ++r) {
-    const cureduce_status st = cureduce_cpu_exact_accumulate(in_dtype, (const char *)h_in + r * ld * size,
-                                                             cols, h_states + r * CUREDUCE_EXACT_STATE_WORDS);
-    if (st != CUREDUCE_SUCCESS)
-      return st;
-  }
+  for (uint64_t r = 0; r < rows; ++r)
+    add_to_state(&s, in_dtype, (const char *)h_in + r * ld * size, cols,
+                 h_states + r * CUREDUCE_EXACT_STATE_WORDS);
+  scratch_free(&s);
   return CUREDUCE_SUCCESS;
 }
 
@@ -122,27 +140,15 @@ cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, 
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (h_offsets[num_segments] > h_offsets[0] && !h_in)
     return CUREDUCE_ERROR_NULL_POINTER;
-  superacc *sa = malloc(sizeof *sa); /* allocated once: nothing can fail once states change */
-  double *buf = malloc(CR_DECODE_CHUNK * sizeof *buf);
-  if (!sa || !buf) {
-    free(sa);
-    free(buf);
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  }
-  for (uint64_t s = 0; s < num_segments; ++s) {
-    if (h_offsets[s + 1] == h_offsets[s])
-      continue;
-    int64_t *state = h_states + s * CUREDUCE_EXACT_STATE_WORDS;
-    sa_init(sa);
-    accumulate_with(sa, buf, in_dtype, (const char *)h_in + (uint64_t)h_offsets[s] * size,
-                    (uint64_t)(h_offsets[s + 1] - h_offsets[s]));
-    for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
-      sa->w[i] += state[i];
-    sa_carry(sa);
-    memcpy(state, sa->w, sizeof sa->w);
-  }
-  free(sa);
-  free(buf);
+  scratch s;
+  const cureduce_status st = scratch_alloc(&s);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  for (uint64_t k = 0; k < num_segments; ++k)
+    if (h_offsets[k + 1] > h_offsets[k])
+      add_to_state(&s, in_dtype, (const char *)h_in + (uint64_t)h_offsets[k] * size,
+                   (uint64_t)(h_offsets[k + 1] - h_offsets[k]), h_states + k * CUREDUCE_EXACT_STATE_WORDS);
+  scratch_free(&s);
   return CUREDUCE_SUCCESS;
 }
 

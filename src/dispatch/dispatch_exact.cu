@@ -297,7 +297,7 @@ constexpr uint64_t SEGMENT_GRID_Y_MAX = 65535;
 template <cureduce_dtype IN>
 cureduce_status launch_segment_states(const void *d_in, uint64_t count, const int64_t *d_offsets,
                                       exact_word *states, cudaStream_t stream) {
-  const uint64_t blocks = (uint64_t)sm_count() * BLOCKS_PER_SM;
+  const uint64_t sms = (uint64_t)sm_count(), blocks = sms * BLOCKS_PER_SM;
   const uint64_t per_segment = blocks / count > 0 ? blocks / count : 1;
   const dim3 grid((unsigned)per_segment, (unsigned)(count < SEGMENT_GRID_Y_MAX ? count : SEGMENT_GRID_Y_MAX));
   const uint64_t window = per_segment << (MAX_ELEMENTS_LOG2 - 1);
@@ -306,7 +306,7 @@ cureduce_status launch_segment_states(const void *d_in, uint64_t count, const in
   const cureduce_status st = cr::launch_status();
   if (st != CUREDUCE_SUCCESS)
     return st;
-  cr::exact_carry_states<<<grid_of(count, (uint64_t)sm_count() * 16), 128, 0, stream>>>(states, count);
+  cr::exact_carry_states<<<grid_of(count, sms * 16), 128, 0, stream>>>(states, count);
   return cr::launch_status();
 }
 

@@ -1,7 +1,7 @@
 // The two small kernels around the all-gather: pack this rank's local results into partials,
 // and combine every rank's partials in rank order (combine.h, the code the CPU test runs).
-// One thread per row or segment; a full array is one row. Both are latency, not bandwidth: a few hundred
-// bytes per row, against the shard the single-GPU reduction has just read.
+// One thread per row or segment; a full array is one row. Both are latency, not bandwidth: a
+// few hundred bytes per row, against the shard the single-GPU reduction has just read.
 #include "launch.h"
 
 #include "../device/dtype_traits.cuh"
