@@ -80,6 +80,10 @@ struct rows_bench {
   bool held = false; // hot batches held until queued (--held, timer::hold): GPU time alone
   int unheld = 0;    // hot batches the hold let go before the host had queued them
 
+  void run_states(cureduce_dtype d, cureduce_dtype acc, uint64_t segments, const void *d_in,
+                  const int64_t *d_off, const std::vector<int64_t> &off, void *d_out,
+                  const std::vector<unsigned char> &got, size_t out_size, timer &t, const result_row &x);
+
   // Validate then time one configuration.
   void run(cureduce_dtype d, cureduce_op op, const rows_shape &s, int axis, const void *d_in,
            const std::vector<char> &host, const int64_t *d_off, const std::vector<int64_t> &off) {
@@ -209,10 +213,61 @@ struct rows_bench {
       }
     }
     out_rows.push_back(x);
+    if (seg && op == CUREDUCE_SUM_EXACT)
+      run_states(d, acc, segments, d_in, d_off, off, d_out, got, out_size, t, x);
     unheld += t.unheld_batches();
     BENCH_CUDA(cudaFree(d_out));
   }
 };
+
+// The exact segment sums again through running states (x: the one-call row, got its results):
+// clear the states, add the segments (cureduce_exact_accumulate_segments), round them
+// (cureduce_exact_finish_rows). The results must be the one call's bits (empty segments: zero).
+void rows_bench::run_states(cureduce_dtype d, cureduce_dtype acc, uint64_t segments, const void *d_in,
+                            const int64_t *d_off, const std::vector<int64_t> &off, void *d_out,
+                            const std::vector<unsigned char> &got, size_t out_size, timer &t,
+                            const result_row &x) {
+  int64_t *d_states;
+  const size_t state_bytes = segments * CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  BENCH_CUDA(cudaMalloc(&d_states, state_bytes));
+  auto states = [&] {
+    BENCH_CUDA(cudaMemsetAsync(d_states, 0, state_bytes, stream));
+    if (cureduce_exact_accumulate_segments(h, d, d_in, segments, d_off, d_states, stream) !=
+            CUREDUCE_SUCCESS ||
+        cureduce_exact_finish_rows(h, CUREDUCE_SUM_EXACT, d_states, segments, acc, d_out, stream) !=
+            CUREDUCE_SUCCESS) {
+      fprintf(stderr, "\nexact segment states failed\n");
+      exit(1);
+    }
+  };
+  states();
+  std::vector<unsigned char> via(got.size());
+  BENCH_CUDA(cudaMemcpyAsync(via.data(), d_out, via.size(), cudaMemcpyDeviceToHost, stream));
+  BENCH_CUDA(cudaStreamSynchronize(stream));
+  bool ok = true;
+  for (uint64_t o = 0; o < segments && ok; ++o) {
+    const unsigned char *v = via.data() + o * out_size;
+    if (off[o + 1] > off[o])
+      ok = memcmp(v, got.data() + o * out_size, out_size) == 0;
+    else // an empty segment's state rounds to a zero of either sign
+      for (size_t b = 0; b < out_size; ++b)
+        ok = ok && (v[b] & (b + 1 == out_size ? 0x7f : 0xff)) == 0;
+  }
+  if (!ok) {
+    fprintf(stderr, "\nWRONG: sum_exact %s segment states differ from the one call\n",
+            cureduce_dtype_name(d));
+    ++wrong;
+  } else {
+    result_row r = x;
+    r.impl = "cureduce_states";
+    const double once = t.hot_us(states, 1, 1);
+    r.hot = t.hot_us(states, reps_for(once, 30.0, 7, 200));
+    r.cold = t.cold_us(states, reps_for(once, 10.0, 5, 20));
+    r.cub_hot = 0;
+    out_rows.push_back(r);
+  }
+  BENCH_CUDA(cudaFree(d_states));
+}
 
 void write_outputs(const std::string &dir, const std::string &name, const rows_bench &b) {
   const std::string stem = dir + "/" + (name.empty() ? "bench_rows" : name) + (b.held ? "_held" : "");
@@ -248,7 +303,7 @@ void write_outputs(const std::string &dir, const std::string &name, const rows_b
             x.impl.c_str(), cureduce_dtype_name(x.dtype), cureduce_dtype_name(x.acc), x.op.c_str(),
             (unsigned long long)x.rows, (unsigned long long)x.cols, x.axis.c_str(), x.hot, x.cold, gbps, roof,
             vs_cub, x.err, x.roof_hot, x.stable ? 1 : 0, (unsigned long long)x.outer);
-    if (x.impl != "cureduce")
+    if (x.impl != "cureduce" && x.impl != "cureduce_states")
       continue;
     char shape_s[64];
     if (x.outer > 1)
@@ -262,7 +317,8 @@ void write_outputs(const std::string &dir, const std::string &name, const rows_b
     total += target_shape;
     misses += miss;
     fprintf(s, "%-6s %-5s %-22s %-8s %9.2f %9.1f %7.3f %8.2f%s\n", x.op.c_str(), cureduce_dtype_name(x.dtype),
-            shape_s, x.axis.c_str(), x.hot, gbps, roof, vs_cub, miss ? "  MISS (roofline target)" : "");
+            shape_s, x.impl == "cureduce_states" ? "states" : x.axis.c_str(), x.hot, gbps, roof, vs_cub,
+            miss ? "  MISS (roofline target)" : "");
   }
   fprintf(s, "\nroofline targets (f32/bf16 sums: >= 0.9, segment mix >= 0.8): %d of %d met\n", total - misses,
           total);

@@ -513,12 +513,16 @@ static void row_states_should_match_cpu(void **state) {
    holding a first pass over the same segments, rounded by cureduce_exact_finish_rows: each
    state that of the CPU's twin (cureduce_cpu_exact_accumulate_segments) and each result the
    CPU's exact sum of the segment counted twice. Random lengths, about one segment in five
-   empty, from an unaligned start; one segment (the whole grid on it), a few long ones (several
-   blocks each), more segments than blocks, and more than a grid's 65535 rows of blocks.
-   (more_than_2pow32_elements_should_match_cpu reads one segment in windows.) */
+   empty, from an unaligned start; one segment, a few long ones, more segments than blocks, many
+   segments of a few elements, and one segment of almost all the elements among 500 or 3000
+   short ones (the cuts in the first and last 64th: the kernel's chunks must share it among
+   blocks).
+   (more_than_2pow32_elements_should_match_cpu has a segment beyond 2^32 among empty ones.) */
 static void segment_states_should_match_cpu(void **state) {
   (void)state;
-  static const uint64_t SHAPES[][2] = {{1, 60000}, {2000, 60000}, {5, 600001}, {37, 100003}, {70000, 140000}};
+  static const uint64_t SHAPES[][3] = {{1, 60000, 0},     {2000, 60000, 0},   {5, 600001, 0},
+                                       {37, 100003, 0},   {70000, 140000, 0}, {500, 150000, 1},
+                                       {3000, 2000003, 1}};
   enum { MAX_SEGMENTS = 70000 };
   uint64_t rng = tu_seed() + 11;
   const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
@@ -534,12 +538,16 @@ static void segment_states_should_match_cpu(void **state) {
     for (size_t sh = 0; sh < sizeof SHAPES / sizeof *SHAPES && input_wanted(INPUTS[d]); ++sh) {
       const cureduce_dtype in = INPUTS[d];
       const size_t size = cureduce_dtype_size(in);
-      const uint64_t segs = SHAPES[sh][0], n = SHAPES[sh][1];
+      const uint64_t segs = SHAPES[sh][0], n = SHAPES[sh][1], edge = n / 64;
       if (n + 1 > g_max_n)
         continue;
       offsets[0] = 0;
-      for (uint64_t s = 1; s < segs; ++s) /* random cuts, sorted, about one in five repeated */
-        offsets[s] = (int64_t)(tu_next(&rng) % (n + 1));
+      for (uint64_t s = 1; s < segs; ++s) { /* random cuts, sorted, about one in five repeated */
+        const uint64_t r = tu_next(&rng);
+        offsets[s] = !SHAPES[sh][2]       ? (int64_t)(r % (n + 1))
+                     : (r >> 40) % 2 == 0 ? (int64_t)(r % edge)
+                                          : (int64_t)(n - r % edge);
+      }
       offsets[segs] = (int64_t)n;
       if (segs > 1)
         qsort(offsets + 1, segs - 1, sizeof *offsets, compare_offsets);
@@ -714,8 +722,8 @@ static void more_than_2pow32_elements_should_match_cpu(void **state) {
                  (unsigned long long)(n - (1ull << 32)));
         expect_same(got, want, cureduce_dtype_size(outs[k]), what);
       }
-    /* The same array as the first of 600 segments (the others empty): one block a segment, so it
-       is read in windows of 2^27 elements by one block, into the same state. */
+    /* The same array as the first of 600 segments (the others empty), into a state: its pieces
+       from every chunk of the grid, each added to the same state. */
     enum { SEGS = 600 };
     int64_t offsets[SEGS + 1], *d_offsets, *d_states;
     const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);

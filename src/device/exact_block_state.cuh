@@ -141,6 +141,41 @@ __device__ __forceinline__ void exact_block_publish(const exact_word *block, exa
       atomicAdd(&global[i], block[i]);
 }
 
+// Add a finite double's digits to a global state (zero adds nothing): each addition below
+// 2^32 in magnitude. One thread.
+__device__ __forceinline__ void exact_global_add(exact_word *global, double x) {
+  int64_t d[3];
+  const int k = cr_exact_split(x, d);
+  if (k < 0)
+    return;
+#pragma unroll
+  for (int t = 0; t < 3; ++t)
+    if (d[t] != 0)
+      atomicAdd(&global[k + t], (exact_word)d[t]);
+}
+
+// Add a state held in shared memory (limbs of any size, flags) to a global one and clear it:
+// each limb below the top goes as its low 32 bits and the rest (added to the limb above), so
+// no addition to the global state reaches 2^32 in magnitude however long the shared one
+// gathered pushes. Thread `rank` of a team of `team` takes words rank, rank + team, ...
+__device__ __forceinline__ void exact_publish_split(exact_word *s, exact_word *global, int rank, int team) {
+  for (int i = rank; i < EXACT_BLOCK_WORDS; i += team) {
+    const int64_t v = (int64_t)s[i];
+    s[i] = 0;
+    if (v == 0)
+      continue;
+    if (i < CR_EXACT_LIMBS - 1) {
+      const int64_t hi = v >> CR_EXACT_LIMB_BITS, lo = v - hi * CR_EXACT_DIGIT;
+      if (lo != 0)
+        atomicAdd(&global[i], (exact_word)lo);
+      if (hi != 0)
+        atomicAdd(&global[i + 1], (exact_word)hi);
+    } else {
+      atomicAdd(&global[i], (exact_word)v);
+    }
+  }
+}
+
 // One carry step on a global state that other kernels may be adding to at the same time:
 // each move of a carry is two atomic additions that leave the value unchanged. Limbs come out
 // below 2^33 in magnitude (plus whatever is added meanwhile). Threads 0..CR_EXACT_LIMBS - 2.

@@ -287,22 +287,20 @@ cureduce_status launch_row_states(const void *d_in, uint64_t rows, uint64_t cols
   return cr::launch_status();
 }
 
-// Segment states: the GPU's blocks shared among the segments (at least one each), a segment
-// cut into windows of 2^(MAX_ELEMENTS_LOG2 - 1) elements a block, so that a tile more or less
-// keeps each block within its limit. Lengths live on the device, so the grid cannot follow
-// them: a segment's blocks with no tile of it only clear and merge, and among many segments a
-// long one is read by its share of blocks alone (docs/exact.md). Then one carry a state.
-constexpr uint64_t SEGMENT_GRID_Y_MAX = 65535;
+// Segment states: the segments cut into chunks (exact_chunked_states), so long and short
+// segments alike are read by the whole grid; then one carry a state. Chunks need no workspace
+// there, so they may be small: at least STATES_CHUNK_MIN elements.
+constexpr int64_t STATES_CHUNK_MIN = 256;
 
 template <cureduce_dtype IN>
 cureduce_status launch_segment_states(const void *d_in, uint64_t count, const int64_t *d_offsets,
                                       exact_word *states, cudaStream_t stream) {
-  const uint64_t sms = (uint64_t)sm_count(), blocks = sms * BLOCKS_PER_SM;
-  const uint64_t per_segment = blocks / count > 0 ? blocks / count : 1;
-  const dim3 grid((unsigned)per_segment, (unsigned)(count < SEGMENT_GRID_Y_MAX ? count : SEGMENT_GRID_Y_MAX));
-  const uint64_t window = per_segment << (MAX_ELEMENTS_LOG2 - 1);
-  cr::exact_segment_states<IN, BLOCK, UNROLL><<<grid, BLOCK, 0, stream>>>(
-      static_cast<const cr::storage_t<IN> *>(d_in), d_offsets, count, window, states);
+  const uint64_t sms = (uint64_t)sm_count();
+  const unsigned grid = (unsigned)sms * cr::exact_rows_blocks_per_sm(IN, cr::EXACT_AXIS_BLOCK);
+  const cr::segment_layout S{d_offsets, count, 0, 0};
+  cr::exact_chunked_states<IN>
+      <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), S,
+                                                  STATES_CHUNK_MIN, segment_chunks_per_block(IN), states);
   const cureduce_status st = cr::launch_status();
   if (st != CUREDUCE_SUCCESS)
     return st;

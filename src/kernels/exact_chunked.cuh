@@ -217,4 +217,117 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
   }
 }
 
+// A piece's exact pair (a0 + a1, one thread's) added to its segment's state, with the sign
+// flag and, from the segment's first piece, the segment's length.
+template <int PLAIN>
+__device__ __forceinline__ void exact_piece_to_state(const exact_pair<PLAIN> &pair, bool not_neg_zero,
+                                                     const piece &p, const segment_layout &S,
+                                                     exact_word *state) {
+  exact_global_add(state, pair.a0);
+  exact_global_add(state, pair.a1);
+  if (not_neg_zero)
+    atomicAdd(&state[CR_EXACT_NOT_NEG_ZERO], 1ull);
+  if (p.role != PIECE_CLOSING)
+    atomicAdd(&state[CR_EXACT_COUNT], (exact_word)(seq_begin(S, p.seg + 1) - seq_begin(S, p.seg)));
+}
+
+// Chunks for exact_chunked_states: about chunks_per_block a block of the grid, but no more than
+// EXACT_SPREAD_SEGMENTS segments a chunk on average (a chunk's short pieces are its warps'
+// alone), at least min_chunk elements and at most EXACT_LONG_PIECE * EXACT_CHUNK (so a warp's
+// piece stays within EXACT_CHUNK). States need no workspace a chunk, so chunks may be many.
+__device__ __forceinline__ int64_t exact_states_chunk(int64_t total, uint64_t count, int64_t spread,
+                                                      int64_t min_chunk) {
+  const int64_t longest = EXACT_LONG_PIECE * (int64_t)EXACT_CHUNK;
+  int64_t chunk = (total + spread - 1) / spread;
+  const uint64_t by_count = (uint64_t)total / (count / EXACT_SPREAD_SEGMENTS + 1);
+  chunk = (uint64_t)chunk < by_count ? chunk : (int64_t)by_count;
+  chunk = chunk > min_chunk ? chunk : min_chunk;
+  return chunk < longest ? chunk : longest;
+}
+
+// Segments added to states (segment s to states[s * CUREDUCE_EXACT_STATE_WORDS ...]), cut
+// into chunks as exact_chunked cuts them, so a long segment among many is read by many blocks.
+// Each piece's pair (a warp's, or the block's for a long piece) adds its digits to the
+// segment's state, and what the pairs pushed into the warps' states in shared memory follows
+// (exact_publish_split). Every addition to a state is below 2^32 a limb and integer additions
+// commute, so neither the chunks nor the grid change a state's value; exact_carry_states
+// carries the states after. Empty segments are left alone.
+template <cureduce_dtype IN>
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN, EXACT_AXIS_BLOCK))
+    exact_chunked_states(const storage_t<IN> *__restrict__ in, segment_layout S, int64_t min_chunk,
+                         int64_t chunks_per_block, exact_word *__restrict__ states) {
+  constexpr int WARPS = EXACT_AXIS_WARPS;
+  __shared__ exact_chunk_shared sh;
+  exact_clear_states(sh.states);
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  exact_word *const mine = sh.states[warp];
+  const int64_t total = seq_begin(S, S.count);
+  if (total <= 0)
+    return;
+  const int64_t chunk = exact_states_chunk(total, S.count, (int64_t)gridDim.x * chunks_per_block, min_chunk);
+  const int64_t chunks = (total + chunk - 1) / chunk, short_max = chunk / EXACT_LONG_PIECE;
+
+  for (int64_t k = blockIdx.x; k < chunks; k += gridDim.x) {
+    if (warp == 0) {
+      uint64_t lo, hi;
+      chunk_segments(S, k, chunk, chunks, lo, hi);
+      if (lane == 0) {
+        sh.s_lo = lo;
+        sh.s_hi = hi;
+        sh.long_count = 0;
+      }
+    }
+    __syncthreads();
+    const uint64_t s_lo = sh.s_lo, s_hi = sh.s_hi;
+    const bool crossing = s_lo > 0 && seq_begin(S, s_lo) > k * chunk; // the segment before reaches in
+    const uint64_t pieces = (s_hi - s_lo) + (crossing ? 1 : 0);
+
+    // Short pieces, a warp each; the long ones are listed for the block.
+    for (uint64_t i = warp; i < pieces; i += WARPS) {
+      const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
+      if (p.end == p.begin)
+        continue;
+      if (p.end - p.begin > short_max) {
+        if (lane == 0)
+          sh.long_pieces[atomicAdd(&sh.long_count, 1u)] = p;
+        continue;
+      }
+      exact_thread<IN> th;
+      exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, lane, 32, mine);
+      exact_pair_reduce<32>(th.pair, mine);
+      const bool not_neg_zero = __any_sync(0xffffffffu, th.not_neg_zero);
+      const bool used = __any_sync(0xffffffffu, th.pair.pushed);
+      exact_word *const state = states + p.seg * CUREDUCE_EXACT_STATE_WORDS;
+      if (lane == 0)
+        exact_piece_to_state(th.pair, not_neg_zero, p, S, state);
+      if (used) {
+        __syncwarp(); // the lanes' pushes are in
+        exact_publish_split(mine, state, lane, 32);
+        __syncwarp();
+      }
+    }
+    __syncthreads(); // the list is complete
+    const unsigned long_n = sh.long_count;
+
+    // Long pieces, the whole block each: the warps' pairs added into warp 0's.
+    for (unsigned e = 0; e < long_n; ++e) {
+      const piece p = sh.long_pieces[e];
+      exact_thread<IN> th;
+      exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
+      bool not_neg_zero;
+      const bool used = exact_block_pair(th, sh.pairs, not_neg_zero, mine);
+      exact_word *const state = states + p.seg * CUREDUCE_EXACT_STATE_WORDS;
+      if (threadIdx.x == 0)
+        exact_piece_to_state(th.pair, not_neg_zero, p, S, state);
+      if (used) // every warp's state may hold pushes (exact_block_pair ends at a barrier)
+#pragma unroll 1
+        for (int w = 0; w < WARPS; ++w)
+          exact_publish_split(sh.states[w], state, threadIdx.x, EXACT_AXIS_BLOCK);
+      __syncthreads(); // pairs and states free again
+    }
+    __syncthreads(); // everyone has read this chunk's shared values before the next overwrites them
+  }
+}
+
 } // namespace cr

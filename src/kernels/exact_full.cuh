@@ -11,8 +11,8 @@
 // one-call sum of one block rounds its own state and leaves the global one alone.
 // A grid of several rows (blockIdx.y, ld elements apart, each laid out as L) sums each row so,
 // with a state, a ticket and an output of its own. exact_row_states adds the rows of a matrix
-// to callers' states, a block a row, and exact_segment_states segments, a set of blocks a
-// segment, with the same block sum (exact_block_sum).
+// to callers' states, a block a row, with the same block sum (exact_block_sum); segments go to
+// states through exact_chunked_states (exact_chunked.cuh).
 #pragma once
 
 #include "../device/block_ticket.cuh"
@@ -137,37 +137,8 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
   }
 }
 
-// Segments (segment s: in[offsets[s] .. offsets[s + 1])) added to states, segment s to
-// states[s * CUREDUCE_EXACT_STATE_WORDS ...]: gridDim.x blocks a segment (blockIdx.y striding
-// over the segments), each segment laid out on its own and cut into windows of at most
-// `window` elements (gridDim.x blocks each within a block's limit), block b summing tiles b,
-// b + gridDim.x, ... of each window. The blocks of a segment add into its state in any order
-// (integer additions commute) and leave the carrying to exact_carry_states, launched after:
-// each addition is below 2^33 a limb, so a state takes thousands before it needs one.
-template <cureduce_dtype IN, int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
-    exact_segment_states(const storage_t<IN> *__restrict__ in, const int64_t *__restrict__ offsets,
-                         uint64_t count, uint64_t window, exact_word *__restrict__ states) {
-  __shared__ exact_block<BLOCK / 32> shared;
-  for (uint64_t s = blockIdx.y; s < count; s += gridDim.y) {
-    const int64_t begin = offsets[s], end = offsets[s + 1];
-    exact_word *const state = states + s * CUREDUCE_EXACT_STATE_WORDS;
-    for (int64_t at = begin; at < end; at += (int64_t)window) {
-      const uint64_t left = (uint64_t)(end - at), n = left < window ? left : window;
-      const storage_t<IN> *part = in + at;
-      const full_layout L = make_full_layout<(int)sizeof(storage_t<IN>), BLOCK, UNROLL>(part, n);
-      shared.clear();
-      exact_word *const merged = exact_block_sum<IN, BLOCK, UNROLL>(part, L, blockIdx.x, gridDim.x, shared);
-      exact_block_publish(merged, state);
-      __syncthreads(); // shared is free for the next window
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0 && end > begin)
-      atomicAdd(&state[CR_EXACT_COUNT], (exact_word)(end - begin));
-  }
-}
-
 // One carry step on each of `count` states, a block a state at a time (threads 0 ..
-// CR_EXACT_LIMBS - 2), after the kernels adding to them.
+// CR_EXACT_LIMBS - 2), after the kernels adding to them (exact_chunked_states).
 __global__ void exact_carry_states(exact_word *__restrict__ states, uint64_t count) {
   for (uint64_t s = blockIdx.x; s < count; s += gridDim.x)
     exact_global_carry(states + s * CUREDUCE_EXACT_STATE_WORDS);
