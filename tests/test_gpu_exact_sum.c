@@ -515,14 +515,14 @@ static void row_states_should_match_cpu(void **state) {
    CPU's exact sum of the segment counted twice. Random lengths, about one segment in five
    empty, from an unaligned start; one segment, a few long ones, more segments than blocks, many
    segments of a few elements, and one segment of almost all the elements among 500 or 3000
-   short ones (the cuts in the first and last 64th: the kernel's chunks must share it among
-   blocks).
+   short ones (the first offset 7, the cuts in the first and last 64th: the kernel's chunks
+   must share it among blocks), and one segment between runs of 30000 empty ones.
    (more_than_2pow32_elements_should_match_cpu has a segment beyond 2^32 among empty ones.) */
 static void segment_states_should_match_cpu(void **state) {
   (void)state;
-  static const uint64_t SHAPES[][3] = {{1, 60000, 0},     {2000, 60000, 0},   {5, 600001, 0},
-                                       {37, 100003, 0},   {70000, 140000, 0}, {500, 150000, 1},
-                                       {3000, 2000003, 1}};
+  static const uint64_t SHAPES[][3] = {{1, 60000, 0},      {2000, 60000, 0},   {5, 600001, 0},
+                                       {37, 100003, 0},    {70000, 140000, 0}, {500, 150000, 1},
+                                       {3000, 2000003, 1}, {60000, 100000, 2}};
   enum { MAX_SEGMENTS = 70000 };
   uint64_t rng = tu_seed() + 11;
   const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
@@ -541,12 +541,13 @@ static void segment_states_should_match_cpu(void **state) {
       const uint64_t segs = SHAPES[sh][0], n = SHAPES[sh][1], edge = n / 64;
       if (n + 1 > g_max_n)
         continue;
-      offsets[0] = 0;
+      offsets[0] = SHAPES[sh][2] ? 7 : 0;   /* the skewed shapes leave out the first elements */
       for (uint64_t s = 1; s < segs; ++s) { /* random cuts, sorted, about one in five repeated */
         const uint64_t r = tu_next(&rng);
-        offsets[s] = !SHAPES[sh][2]       ? (int64_t)(r % (n + 1))
-                     : (r >> 40) % 2 == 0 ? (int64_t)(r % edge)
-                                          : (int64_t)(n - r % edge);
+        const int64_t end = (r >> 40) % 2 == 0 ? (int64_t)(7 + r % edge) : (int64_t)(n - r % edge);
+        offsets[s] = SHAPES[sh][2] == 0   ? (int64_t)(r % (n + 1))
+                     : SHAPES[sh][2] == 1 ? end
+                                          : (end < (int64_t)(n / 2) ? 7 : (int64_t)n); /* runs of empties */
       }
       offsets[segs] = (int64_t)n;
       if (segs > 1)

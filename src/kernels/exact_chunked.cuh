@@ -231,10 +231,11 @@ __device__ __forceinline__ void exact_piece_to_state(const exact_pair<PLAIN> &pa
     atomicAdd(&state[CR_EXACT_COUNT], (exact_word)(seq_begin(S, p.seg + 1) - seq_begin(S, p.seg)));
 }
 
-// Chunks for exact_chunked_states: about chunks_per_block a block of the grid, but no more than
-// EXACT_SPREAD_SEGMENTS segments a chunk on average (a chunk's short pieces are its warps'
-// alone), at least min_chunk elements and at most EXACT_LONG_PIECE * EXACT_CHUNK (so a warp's
-// piece stays within EXACT_CHUNK). States need no workspace a chunk, so chunks may be many.
+// Chunks for exact_chunked_states: about chunks_per_block a block of the grid, but fewer than
+// about EXACT_SPREAD_SEGMENTS segments a chunk on average (a chunk's short pieces are its
+// warps' alone) unless that would take chunks below min_chunk elements, and at most
+// EXACT_LONG_PIECE * EXACT_CHUNK (so a warp's piece stays within EXACT_CHUNK). States need no
+// workspace a chunk, so chunks may be many.
 __device__ __forceinline__ int64_t exact_states_chunk(int64_t total, uint64_t count, int64_t spread,
                                                       int64_t min_chunk) {
   const int64_t longest = EXACT_LONG_PIECE * (int64_t)EXACT_CHUNK;
@@ -243,6 +244,39 @@ __device__ __forceinline__ int64_t exact_states_chunk(int64_t total, uint64_t co
   chunk = (uint64_t)chunk < by_count ? chunk : (int64_t)by_count;
   chunk = chunk > min_chunk ? chunk : min_chunk;
   return chunk < longest ? chunk : longest;
+}
+
+// Lane `src`'s piece, in every lane of the warp (the fields exact_short_piece_to_state reads).
+__device__ __forceinline__ piece shfl_piece(const piece &q, int src) {
+  piece p{};
+  p.seg = __shfl_sync(0xffffffffu, q.seg, src);
+  p.begin = __shfl_sync(0xffffffffu, q.begin, src);
+  p.end = __shfl_sync(0xffffffffu, q.end, src);
+  p.role = __shfl_sync(0xffffffffu, q.role, src);
+  return p;
+}
+
+// A short piece summed by one full warp and added to its segment's state: the lanes' pairs
+// added into lane 0's, whose digits go to the state, then what they pushed into the warp's
+// state s (cleared again).
+template <cureduce_dtype IN>
+__device__ __forceinline__ void exact_short_piece_to_state(const storage_t<IN> *in, const piece &p,
+                                                           const segment_layout &S, exact_word *s,
+                                                           exact_word *states) {
+  const int lane = threadIdx.x & 31;
+  exact_thread<IN> th;
+  exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, lane, 32, s);
+  exact_pair_reduce<32>(th.pair, s);
+  const bool not_neg_zero = __any_sync(0xffffffffu, th.not_neg_zero);
+  const bool used = __any_sync(0xffffffffu, th.pair.pushed);
+  exact_word *const state = states + p.seg * CUREDUCE_EXACT_STATE_WORDS;
+  if (lane == 0)
+    exact_piece_to_state(th.pair, not_neg_zero, p, S, state);
+  if (used) {
+    __syncwarp(); // the lanes' pushes are in
+    exact_publish_split(s, state, lane, 32);
+    __syncwarp();
+  }
 }
 
 // Segments added to states (segment s to states[s * CUREDUCE_EXACT_STATE_WORDS ...]), cut
@@ -283,29 +317,21 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
     const bool crossing = s_lo > 0 && seq_begin(S, s_lo) > k * chunk; // the segment before reaches in
     const uint64_t pieces = (s_hi - s_lo) + (crossing ? 1 : 0);
 
-    // Short pieces, a warp each; the long ones are listed for the block.
-    for (uint64_t i = warp; i < pieces; i += WARPS) {
-      const piece p = piece_of(S, total, chunk, k, crossing, s_lo, i);
-      if (p.end == p.begin)
-        continue;
-      if (p.end - p.begin > short_max) {
-        if (lane == 0)
-          sh.long_pieces[atomicAdd(&sh.long_count, 1u)] = p;
-        continue;
+    // Short pieces, a warp each: warp w takes pieces w, w + WARPS, ..., found 32 at a time (lane
+    // l looks at piece base + l WARPS + w, so a run of empty segments costs a load a lane, not
+    // a round each); the long ones are listed for the block.
+    for (uint64_t base = 0; base < pieces; base += WARPS * 32) {
+      const uint64_t i = base + (uint64_t)lane * WARPS + warp;
+      piece q{};
+      bool take = false;
+      if (i < pieces) {
+        q = piece_of(S, total, chunk, k, crossing, s_lo, i);
+        if (q.end - q.begin > short_max)
+          sh.long_pieces[atomicAdd(&sh.long_count, 1u)] = q;
+        take = q.end > q.begin && q.end - q.begin <= short_max;
       }
-      exact_thread<IN> th;
-      exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, lane, 32, mine);
-      exact_pair_reduce<32>(th.pair, mine);
-      const bool not_neg_zero = __any_sync(0xffffffffu, th.not_neg_zero);
-      const bool used = __any_sync(0xffffffffu, th.pair.pushed);
-      exact_word *const state = states + p.seg * CUREDUCE_EXACT_STATE_WORDS;
-      if (lane == 0)
-        exact_piece_to_state(th.pair, not_neg_zero, p, S, state);
-      if (used) {
-        __syncwarp(); // the lanes' pushes are in
-        exact_publish_split(mine, state, lane, 32);
-        __syncwarp();
-      }
+      for (unsigned todo = __ballot_sync(0xffffffffu, take); todo; todo &= todo - 1)
+        exact_short_piece_to_state<IN>(in, shfl_piece(q, __ffs(todo) - 1), S, mine, states);
     }
     __syncthreads(); // the list is complete
     const unsigned long_n = sh.long_count;
