@@ -1,7 +1,8 @@
 /* The GPU's exact sums give the CPU's bits: full arrays, rows, columns, segments and axes, every
  * float input and output dtype, SUM_EXACT and MEAN_EXACT, on adversarial data (exact_patterns.h)
- * at misaligned starts; running states split into chunks, streams and combined states; rows
- * into states; random states rounded on both; and more than 2^32 elements.
+ * at misaligned starts, and 2^26 elements of tiles that leave the fast path; running states
+ * split into chunks, streams and combined states; rows into states; random states rounded on
+ * both; and more than 2^32 elements.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). CTest
  * runs it in parts (tests/CMakeLists.txt): `test_gpu_exact_sum TEST [DTYPE]` runs the tests
@@ -105,6 +106,59 @@ static void full_arrays_should_match_cpu(void **state) {
           if (o == 0 || SIZES[s] < 100000) /* misalignment matters at the edges, not in bulk */
             check_full(INPUTS[d], SIZES[s], OFFSETS[o], (ex_pattern)p);
       }
+}
+
+/* Full arrays whose every f32 and bf16 tile leaves the fast path for the threads' own limbs (each
+   f32 vector holds two smallest subnormals beside two large values, each bf16 vector one), each
+   large value adding almost 2^55 (f32) to one limb, all of one sign: with 2^27 f32 elements a
+   thread adds several hundred of them, more than a limb takes without a carry
+   (exact_lane_limbs). Then the same sizes of random bits over every exponent. */
+static void full_arrays_of_declined_tiles_should_match_cpu(void **state) {
+  (void)state;
+  if (getenv("CUREDUCE_TEST_MAX_N")) /* capped runs (the sanitizers) leave these sizes out */
+    skip();
+  /* largest significands at exponent fields 227 (f32) and 243 (bf16): the lowest bit 31 bits
+     into its limb; `tiny` of every `per` elements the smallest subnormal */
+  static const struct {
+    cureduce_dtype in;
+    uint64_t n, big, per, tiny;
+  } CASES[] = {{CUREDUCE_F32, (1ull << 27) + 5, 0x71ffffffu, 4, 2},
+               {CUREDUCE_BF16, (1ull << 26) + 5, 0x79ffu, 8, 1}};
+  const uint64_t bytes = ((1ull << 27) + 5) * 4;
+  void *host = malloc(bytes), *d_in = NULL;
+  assert_non_null(host);
+  CUDA_OK(cudaMalloc(&d_in, bytes));
+  uint64_t rng = tu_seed() + 5;
+  for (size_t c = 0; c < sizeof CASES / sizeof *CASES; ++c) {
+    const cureduce_dtype in = CASES[c].in;
+    const uint64_t n = CASES[c].n;
+    if (!input_wanted(in))
+      continue;
+    for (int pat = 0; pat < 2; ++pat) {
+      if (pat == 0)
+        for (uint64_t i = 0; i < n; ++i)
+          ex_store(in, host, i, i % CASES[c].per >= CASES[c].per - CASES[c].tiny ? 1 : CASES[c].big);
+      else
+        ex_fill(in, host, n, EX_ALL_EXPONENTS, &rng);
+      CUDA_OK(cudaMemcpy(d_in, host, n * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
+      cureduce_dtype outs[3];
+      const int nout = outputs_of(in, outs);
+      for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+        for (int k = 0; k < nout; ++k) {
+          unsigned char want[8] = {0}, got[8] = {0};
+          assert_int_equal(cureduce_cpu_reduce(OPS[o], in, host, n, outs[k], want), 0);
+          assert_int_equal(cureduce_reduce(g_handle, OPS[o], in, d_in, n, outs[k], g_out, NULL), 0);
+          CUDA_OK(cudaMemcpy(got, g_out, 8, cudaMemcpyDeviceToHost));
+          char what[128];
+          snprintf(what, sizeof what, "%s %s->%s n=%llu %s", cureduce_op_name(OPS[o]),
+                   cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)n,
+                   pat == 0 ? "declined tiles of one sign" : "all exponents");
+          expect_same(got, want, cureduce_dtype_size(outs[k]), what);
+        }
+    }
+  }
+  CUDA_OK(cudaFree(d_in));
+  free(host);
 }
 
 /* A matrix of rows x cols elements, ld apart, in g_host and g_in (the same bits), reduced along
@@ -984,6 +1038,7 @@ int main(int argc, char **argv) {
   (void)tu_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(full_arrays_should_match_cpu, count_test),
+      cmocka_unit_test_setup(full_arrays_of_declined_tiles_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_cols_segments_axes_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_in_teams_of_four_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_segment_past_the_plain_bound_should_match_cpu, count_test),

@@ -7,6 +7,7 @@
 #include "acc_traits.cuh"
 #include "dtype_traits.cuh"
 #include "exact_block_state.cuh"
+#include "exact_lane_limbs.cuh"
 #include "vector_fold.cuh"
 
 #include <stdint.h>
@@ -144,9 +145,10 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
 // u <= 2^(L + 25 - log2 W): both f32 sums are exact when E - L <= 48 - 2 log2 W, that is when
 // the tile's exponent fields (integer max and min of the bits) lie within SPREAD of each
 // other. Otherwise (rare in real data; every tile of adversarial data) the elements are added
-// one by one, except in the full-array kernel's f32 vectors with at most one element further
-// below (exact_thread::add_vector_leaving_small): a tile of uniform f32 data with one small
-// element (about one tile in 4096) then costs five pair additions, not sixteen.
+// one by one: in the full-array kernel as integers into the thread's own limbs
+// (exact_lane_limbs), except f32 vectors with at most one element further below
+// (exact_thread::add_vector_leaving_small: a tile of uniform f32 data with one small element,
+// about one tile in 4096, then costs five pair additions); elsewhere into the pair.
 // fp8: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly in f32 with no
 // check; e5m2 values are multiples of 2^-16, summed in one f32 when all lie below 4 and split at
 // |x| = 1 into two such sums otherwise. f64 is never summed this way.
@@ -156,8 +158,8 @@ template <cureduce_dtype IN, int U> struct exact_tile {
   static constexpr int W = U * N; // elements summed
   static constexpr int LOG2W = W <= 4 ? 2 : W <= 8 ? 3 : W <= 16 ? 4 : W <= 32 ? 5 : 6;
   static_assert(W <= 64, "tiles of more than 64 elements need a wider check");
-  // Whether a declined tile may keep its elements near the largest as one sum (f32; 16-bit
-  // tiles, whose spreads are 29 and 32, rarely fail).
+  // Whether a declined tile may keep its elements near the largest as one sum (f32; bf16
+  // tiles, whose spread is 32, rarely fail).
   static constexpr bool LEAVES_SMALL = IN == CUREDUCE_F32;
   static constexpr int P = IN == CUREDUCE_F32 ? 24 : IN == CUREDUCE_BF16 ? 8 : 11; // significand bits
   static constexpr int SPREAD = 48 - 2 * LOG2W - P;
@@ -298,11 +300,21 @@ template <cureduce_dtype IN, int U> struct exact_tile {
 };
 
 // One thread's exact accumulation: tiles through exact_tile when it can, element by element
-// through the pair otherwise.
-template <cureduce_dtype IN> struct exact_thread {
+// otherwise: with LIMBS_BLOCK > 0 (the full-array kernel, its block size) f32 and bf16
+// elements into the thread's own limbs, the others through the pair.
+template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
   using pair_type = exact_pair<exact_plain_log2<IN>()>;
+  using V = vec16<storage_t<IN>>;
+  static constexpr bool LIMBS = LIMBS_BLOCK > 0 && (IN == CUREDUCE_F32 || IN == CUREDUCE_BF16);
+  using limbs_type = exact_lane_limbs<(LIMBS_BLOCK > 0 ? LIMBS_BLOCK : 32)>;
   pair_type pair;
   bool not_neg_zero = false;
+
+  // Before the first tile, where the thread has limbs.
+  __device__ __forceinline__ void reset_limbs() const {
+    if constexpr (LIMBS)
+      limbs_type::of_block().reset();
+  }
 
   __device__ __forceinline__ void scalar(storage_t<IN> x, exact_word *block) {
     const double v = (double)widen<IN>(x);
@@ -310,12 +322,7 @@ template <cureduce_dtype IN> struct exact_thread {
     pair.add(v, block);
   }
 
-  // LEAVE_SMALL: a declined f32 tile adds only its small elements one by one
-  // (add_vector_leaving_small). The full-array kernel takes it; in the column kernels its call
-  // costs registers that spill (docs/design.md#exact-sums-finish).
-  template <int U, bool LEAVE_SMALL = false>
-  __device__ __forceinline__ void tile(const vec16<storage_t<IN>> (&x)[U], exact_word *block) {
-    using V = vec16<storage_t<IN>>;
+  template <int U> __device__ __forceinline__ void tile(const V (&x)[U], exact_word *block) {
 #pragma unroll
     for (int u = 0; u < U; ++u)
       not_neg_zero |= !all_negative_zero<IN>(x[u]);
@@ -333,8 +340,8 @@ template <cureduce_dtype IN> struct exact_thread {
       } else {
 #pragma unroll
         for (int u = 0; u < G; ++u) { // constant indices: the vectors stay in registers
-          if constexpr (LEAVE_SMALL && exact_tile<IN, G>::LEAVES_SMALL)
-            pair = add_vector_leaving_small<G>(part[u], hi, pair, block);
+          if constexpr (LIMBS)
+            add_declined<G>(part[u], hi, block);
           else
             pair = add_elements(part[u], pair, block);
         }
@@ -350,17 +357,16 @@ template <cureduce_dtype IN> struct exact_thread {
   // additions, half as long, so that a thread's last tile ends sooner. absorb(other) before
   // the flush.
   template <int U>
-  __device__ __forceinline__ void tile_beside(exact_thread &other, const vec16<storage_t<IN>> (&x)[U],
-                                              exact_word *block) {
+  __device__ __forceinline__ void tile_beside(exact_thread &other, const V (&x)[U], exact_word *block) {
     if constexpr (TWO_CHAINS) {
-      static_assert(vec16<storage_t<IN>>::N == 2, "an element for each chain");
+      static_assert(V::N == 2, "an element for each chain");
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         not_neg_zero |= !all_negative_zero<IN>(x[u]);
         pair.add_beside(other.pair, (double)widen<IN>(x[u][0]), (double)widen<IN>(x[u][1]), block);
       }
     } else {
-      tile<U, true>(x, block);
+      tile<U>(x, block);
     }
   }
 
@@ -372,35 +378,52 @@ template <cureduce_dtype IN> struct exact_thread {
     not_neg_zero |= o.not_neg_zero;
   }
 
-  // One vector of a tile of G that exact_tile::sum declined, hi its largest exponent field: where
-  // at most one element (nonzero) lies further than SPREAD below hi (a tiny value in uniform
-  // data), the others as one exact sum (split as the tile's) and it alone; else (adversarial
-  // data: there one sum would add a pair addition to each vector's), NaN, infinities and tiles
-  // near the top of the range, all of them one by one, as add_elements.
-  template <int G>
-  static __device__ __noinline__ pair_type add_vector_leaving_small(vec16<storage_t<IN>> x, int hi,
-                                                                    pair_type p, exact_word *block) {
+  // One vector of a tile of G that exact_tile::sum declined, hi its largest exponent field,
+  // into the thread's limbs; but an f32 vector with at most one element (nonzero) further than
+  // SPREAD below hi (a tiny value in uniform data) through the pair: the others as one sum,
+  // and that element alone.
+  template <int G> __device__ __forceinline__ void add_declined(const V &x, int hi, exact_word *s) {
     using Tile = exact_tile<IN, G>;
-    constexpr int N = vec16<storage_t<IN>>::N;
-    const bool split = hi + Tile::LOG2W + 1 < 255;
-    const unsigned below = !split ? ~0u : hi > Tile::SPREAD ? (unsigned)(hi - Tile::SPREAD) << 24 : 0u;
-    float v[1][N];
-    unsigned left = 0u;
+    if constexpr (Tile::LEAVES_SMALL) {
+      const unsigned below = hi > Tile::SPREAD ? (unsigned)(hi - Tile::SPREAD) << 24 : 0u;
+      unsigned left = 0u;
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      v[0][i] = static_cast<float>(widen<IN>(x[i])); // exact: f32 and the 16-bit types
-      const unsigned a = __float_as_uint(v[0][i]) << 1;
-      if (a != 0u && a < below) {
-        left |= 1u << i;
-        v[0][i] = 0.0f;
+      for (int i = 0; i < V::N; ++i) {
+        const unsigned a = __float_as_uint(static_cast<float>(widen<IN>(x[i]))) << 1;
+        left |= (a != 0u && a < below ? 1u : 0u) << i;
+      }
+      if (hi + Tile::LOG2W + 1 < 255 && __popc(left) <= 1) {
+        pair = add_vector_leaving_small<G>(x, hi, left, pair, s);
+        return;
       }
     }
-    const bool one_sum = split && __popc(left) <= 1;
-    if (one_sum)
-      p.add(Tile::template split_sum<1>(v, hi), block);
+    add_to_limbs(x, s);
+  }
+
+  // The elements of one vector into the thread's limbs (NaN and infinities: their flags in s).
+  // Out of line: the rare path, whose registers the loop would otherwise spill.
+  static __device__ __noinline__ void add_to_limbs(V x, exact_word *s) {
+    float v[V::N];
 #pragma unroll
-    for (int i = 0; i < N; ++i)
-      if (!one_sum || ((left >> i) & 1u))
+    for (int i = 0; i < V::N; ++i)
+      v[i] = static_cast<float>(widen<IN>(x[i]));
+    limbs_type::of_block().add(v, s);
+  }
+
+  // add_declined's vector through the pair: `left` marks its one element (or none) far below
+  // hi, the others are one exact sum (a subset of a tile that passes the check with the same
+  // largest exponent). Out of line: the rare path.
+  template <int G>
+  static __device__ __noinline__ pair_type add_vector_leaving_small(V x, int hi, unsigned left, pair_type p,
+                                                                    exact_word *block) {
+    float v[1][V::N];
+#pragma unroll
+    for (int i = 0; i < V::N; ++i)
+      v[0][i] = (left >> i) & 1u ? 0.0f : static_cast<float>(widen<IN>(x[i]));
+    p.add(exact_tile<IN, G>::template split_sum<1>(v, hi), block);
+#pragma unroll
+    for (int i = 0; i < V::N; ++i)
+      if ((left >> i) & 1u)
         p.add((double)widen<IN>(x[i]), block);
     return p;
   }
@@ -418,6 +441,8 @@ template <cureduce_dtype IN> struct exact_thread {
   // Everything this thread holds, into its warp's copy of the block's state (every thread
   // calls it; thread 0 records the sign flag in warp 0's copy).
   __device__ __forceinline__ void flush(exact_word *block) const {
+    if constexpr (LIMBS)
+      limbs_type::of_block().flush(block);
     pair.flush(block);
     if (__syncthreads_or(not_neg_zero) && threadIdx.x == 0)
       block[CR_EXACT_NOT_NEG_ZERO] = 1;

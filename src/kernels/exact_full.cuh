@@ -41,7 +41,8 @@ __device__ __forceinline__ exact_word *exact_block_sum(const storage_t<IN> *__re
   using V = vec16<storage_t<IN>>;
   exact_word *const block = shared.mine(); // this warp's copy
   const int tid = threadIdx.x;
-  exact_thread<IN> th, other; // other: the second chain of f64 (exact_thread::tile_beside)
+  exact_thread<IN, BLOCK> th, other; // other: the second chain of f64 (exact_thread::tile_beside)
+  th.reset_limbs();
 
   if (b == 0 && tid < (int)L.head)
     th.scalar(in[tid], block);
@@ -63,7 +64,7 @@ __device__ __forceinline__ exact_word *exact_block_sum(const storage_t<IN> *__re
       const uint64_t i = base + (uint64_t)u * BLOCK;
       if (i < L.vectors) {
         const V x[1] = {body[i]};
-        th.template tile<1, true>(x, block);
+        th.template tile<1>(x, block);
       }
     }
   }
