@@ -1,13 +1,14 @@
 // Exact accumulation on the GPU: how a thread sums its elements without losing a bit, in a
-// pair of doubles and in tiles summed exactly in f32, and pushes what the pair cannot hold
-// into its block's state (exact_block_state.cuh). Layer: device primitives. The method and
-// the proof that it is exact: docs/exact.md.
+// pair of doubles and in tiles summed exactly in f32 (exact_tile.cuh), and pushes what the pair
+// cannot hold into its block's state (exact_block_state.cuh). Layer: device primitives. The
+// method and the proof that it is exact: docs/exact.md.
 #pragma once
 
 #include "acc_traits.cuh"
 #include "dtype_traits.cuh"
 #include "exact_block_state.cuh"
 #include "exact_lane_limbs.cuh"
+#include "exact_tile.cuh"
 #include "vector_fold.cuh"
 
 #include <stdint.h>
@@ -106,198 +107,6 @@ __device__ __forceinline__ void exact_pair_reduce(exact_pair<PLAIN> &p, exact_wo
     }
   }
 }
-
-// The unsigned integer of B bytes (1, 2, 4 or 8).
-template <int B>
-using uint_bytes = typename std::conditional<
-    B == 1, uint8_t,
-    typename std::conditional<B == 2, uint16_t,
-                              typename std::conditional<B == 4, uint32_t, uint64_t>::type>::type>::type;
-
-// -0.0 in IN's storage: padding that adds nothing and sets no sign flag (an fp8 byte's sign
-// bit; the float types' own, as their accumulators have it).
-template <cureduce_dtype IN> __device__ __forceinline__ storage_t<IN> negative_zero() {
-  if constexpr (IN == CUREDUCE_F8_E4M3 || IN == CUREDUCE_F8_E5M2)
-    return storage_t<IN>(0x80u);
-  else
-    return acc<IN>::neg_zero();
-}
-
-// Whether every element of a vector is -0.0 (its bytes are the sign bit of each element).
-template <cureduce_dtype IN>
-__device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x) {
-  unsigned w[4];
-  memcpy(w, &x, 16);
-  constexpr unsigned P = sizeof(storage_t<IN>) == 1   ? 0x80808080u
-                         : sizeof(storage_t<IN>) == 2 ? 0x80008000u
-                                                      : 0x80000000u;
-  constexpr unsigned LOW = sizeof(storage_t<IN>) == 8 ? 0u : P; // f64: low words are zero
-  return w[0] == LOW && w[1] == P && w[2] == LOW && w[3] == P;
-}
-
-// The f64 sum of U vectors of one thread, and whether it is exact and finite. Elements are
-// added in f32, split where needed so that no addition rounds; only tile sums become f64.
-//
-// f32, bf16, f16 (as f32 values): with |x| < 2^E for all W elements and 2^L the last bit of the
-// smallest nonzero one, each x splits exactly into hi = (x + s) - s, a multiple of
-// u = 2^(E - 23 + log2 W) (s = 1.5 2^23 u), and lo = x - hi, |lo| <= u / 2. The W hi parts are
-// multiples of u below 2^24 u, the lo parts multiples of 2^L below 2^(L + 24) when
-// u <= 2^(L + 25 - log2 W): both f32 sums are exact when E - L <= 48 - 2 log2 W, that is when
-// the tile's exponent fields (integer max and min of the bits) lie within SPREAD of each
-// other. Otherwise (rare in real data; every tile of adversarial data) the elements are added
-// one by one: in the full-array kernel as integers into the thread's own limbs
-// (exact_lane_limbs), except f32 vectors with at most one element further below
-// (exact_thread::add_vector_leaving_small: a tile of uniform f32 data with one small element,
-// about one tile in 4096, then costs five pair additions); elsewhere into the pair.
-// fp8: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly in f32 with no
-// check; e5m2 values are multiples of 2^-16, summed in one f32 when all lie below 4 and split at
-// |x| = 1 into two such sums otherwise. f64 is never summed this way.
-template <cureduce_dtype IN, int U> struct exact_tile {
-  using V = vec16<storage_t<IN>>;
-  static constexpr int N = V::N;
-  static constexpr int W = U * N; // elements summed
-  static constexpr int LOG2W = W <= 4 ? 2 : W <= 8 ? 3 : W <= 16 ? 4 : W <= 32 ? 5 : 6;
-  static_assert(W <= 64, "tiles of more than 64 elements need a wider check");
-  // Whether a declined tile may keep its elements near the largest as one sum (f32; bf16
-  // tiles, whose spread is 32, rarely fail).
-  static constexpr bool LEAVES_SMALL = IN == CUREDUCE_F32;
-  static constexpr int P = IN == CUREDUCE_F32 ? 24 : IN == CUREDUCE_BF16 ? 8 : 11; // significand bits
-  static constexpr int SPREAD = 48 - 2 * LOG2W - P;
-
-  // Element i of vector u as an f32 value (exact).
-  static __device__ __forceinline__ float value(const V (&x)[U], int u, int i) {
-    if constexpr (IN == CUREDUCE_F32) {
-      return x[u][i];
-    } else if constexpr (IN == CUREDUCE_BF16) {
-      unsigned short h;
-      memcpy(&h, &x[u].s[i], 2);
-      return __uint_as_float((unsigned)h << 16);
-    } else {
-      return __half2float(x[u][i]);
-    }
-  }
-
-  // f(pair) for each pair of an fp8 tile's elements, as an exact float2.
-  template <class F> static __device__ __forceinline__ void each_fp8_pair(const V (&x)[U], F f) {
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int k = 0; k < N / 2; ++k)
-        f(__half22float2(fp8_pair<IN>(x[u], k)));
-  }
-
-  // The plain f32 sum of an fp8 tile, in two chains (even and odd elements): exact wherever
-  // the caller knows every partial sum to fit f32's 24 bits.
-  static __device__ __forceinline__ float fp8_sum(const V (&x)[U]) {
-    float s0 = -0.0f, s1 = -0.0f;
-    each_fp8_pair(x, [&](float2 f) {
-      s0 = __fadd_rn(s0, f.x);
-      s1 = __fadd_rn(s1, f.y);
-    });
-    return __fadd_rn(s0, s1);
-  }
-
-  // The exact sum of K <= U vectors' f32 values whose nonzero exponent fields lie within SPREAD
-  // of hi, the largest: split at s and summed in four f32 chains.
-  template <int K> static __device__ __forceinline__ double split_sum(const float (&v)[K][N], int hi) {
-    // s = 1.5 2^23 u, u = 2^(E - 23 + log2 W), E = hi - 126: exponent field hi + 1 + log2 W.
-    const float s = __uint_as_float(((unsigned)(hi + 1 + LOG2W) << 23) | 0x400000u);
-    float sh0 = -0.0f, sh1 = -0.0f, sl0 = -0.0f, sl1 = -0.0f;
-#pragma unroll
-    for (int u = 0; u < K; ++u) {
-#pragma unroll
-      for (int i = 0; i < N; ++i) {
-        const float h = __fadd_rn(__fadd_rn(v[u][i], s), -s), l = __fadd_rn(v[u][i], -h);
-        if (i % 2) {
-          sh1 = __fadd_rn(sh1, h);
-          sl1 = __fadd_rn(sl1, l);
-        } else {
-          sh0 = __fadd_rn(sh0, h);
-          sl0 = __fadd_rn(sl0, l);
-        }
-      }
-    }
-    // Each f32 sum is exact (any order), and so is their sum in f64 (49 bits at most).
-    return __dadd_rn((double)__fadd_rn(sh0, sh1), (double)__fadd_rn(sl0, sl1));
-  }
-
-  // hi: the largest exponent field, where the tile is declined (for add_vector_leaving_small).
-  static __device__ __forceinline__ bool sum(const V (&x)[U], double &t, int &hi_field) {
-    if constexpr (IN == CUREDUCE_F32 || IN == CUREDUCE_BF16 || IN == CUREDUCE_F16) {
-      float v[U][N];
-      unsigned mx = 0u, mn = ~0u;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) {
-          v[u][i] = value(x, u, i);
-          const unsigned a = __float_as_uint(v[u][i]) << 1; // no sign: exponent field in bits 24..31
-          mx = max(mx, a);
-          mn = min(mn, a - 1u); // a zero becomes the largest value: it constrains nothing
-        }
-      }
-      const int hi = (int)(mx >> 24), lo = max((int)((mn + 1u) >> 24), 1);
-      hi_field = hi;
-      if (hi + LOG2W + 1 >= 255 || hi - lo > SPREAD) // also NaN and infinities (field 255)
-        return false;
-      if constexpr (P + LOG2W < 24) {
-        // bf16 and f16: when the exponents lie within 24 - p - log2 W of each other (most
-        // tiles of most data), the plain f32 sum is already exact (every partial sum is a
-        // multiple of 2^L below 2^(L + 24)): one addition an element instead of five.
-        if (hi - lo <= 24 - P - LOG2W) {
-          float p0 = -0.0f, p1 = -0.0f;
-#pragma unroll
-          for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int i = 0; i < N; ++i) {
-              if (i % 2)
-                p1 = __fadd_rn(p1, v[u][i]);
-              else
-                p0 = __fadd_rn(p0, v[u][i]);
-            }
-          t = (double)__fadd_rn(p0, p1);
-          return true;
-        }
-      }
-      t = split_sum<U>(v, hi);
-      return true;
-    } else if constexpr (IN == CUREDUCE_F8_E4M3) {
-      // Multiples of 2^-9 below 2^9: 64 of them (W <= 64) sum exactly in f32's 24 bits.
-      t = (double)fp8_sum(x);
-      return isfinite(t);
-    } else if constexpr (IN == CUREDUCE_F8_E5M2) {
-      // A tile whose elements all lie below 4 in magnitude (most tiles of most data): 64
-      // multiples of 2^-16 below 4 sum exactly in f32, one addition an element. A byte's
-      // magnitude (its low 7 bits) is at least 0x44 (exponent field 17 and up, NaN and
-      // infinities included) exactly when adding 0x3c sets its top bit, with no carry out.
-      unsigned wide = 0u;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        unsigned w[4];
-        memcpy(w, &x[u], 16);
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-          wide |= (w[j] & 0x7f7f7f7fu) + 0x3c3c3c3cu;
-      }
-      if (!(wide & 0x80808080u)) {
-        t = (double)fp8_sum(x);
-        return true;
-      }
-      // Otherwise two f32 sums: |x| >= 1 (multiples of 2^-2 below 2^16) and |x| < 1
-      // (multiples of 2^-16): each holds 64 terms exactly in 24 bits.
-      float big = -0.0f, small = -0.0f;
-      each_fp8_pair(x, [&](float2 f) {
-        const float b0 = fabsf(f.x) >= 1.0f ? f.x : 0.0f, b1 = fabsf(f.y) >= 1.0f ? f.y : 0.0f;
-        big = __fadd_rn(__fadd_rn(big, b0), b1);
-        small = __fadd_rn(__fadd_rn(small, __fadd_rn(f.x, -b0)), __fadd_rn(f.y, -b1));
-      });
-      t = __dadd_rn((double)big, (double)small);
-      return isfinite(t);
-    } else {
-      return false; // f64: element by element
-    }
-  }
-};
 
 // One thread's exact accumulation: tiles through exact_tile when it can, element by element
 // otherwise: with LIMBS_BLOCK > 0 (the full-array kernel, its block size) f32 and bf16

@@ -28,6 +28,19 @@ __device__ __forceinline__ void shared_add64(exact_word *w, exact_word d) {
     atomicAdd(&half[1], hi);
 }
 
+// add(limb, digit) for each nonzero digit of a finite double x (its at most three digits,
+// cr_exact_split), each below 2^32 in magnitude.
+template <class Add> __device__ __forceinline__ void exact_each_digit(double x, Add add) {
+  int64_t d[3];
+  const int k = cr_exact_split(x, d);
+  if (k < 0)
+    return;
+#pragma unroll
+  for (int t = 0; t < 3; ++t)
+    if (d[t] != 0)
+      add(k + t, d[t]);
+}
+
 // Add x to a state in shared memory: NaN and infinities set their flag, a finite x its three
 // digits. Exact and order-free: integer additions. Out of line: it is the rare path of every
 // loop that calls it.
@@ -37,14 +50,7 @@ __device__ __noinline__ void exact_push(exact_word *s, double x) {
   } else if (isinf(x)) {
     shared_add64(&s[x > 0 ? CR_EXACT_POS_INF : CR_EXACT_NEG_INF], 1ull);
   } else {
-    int64_t d[3];
-    const int k = cr_exact_split(x, d);
-    if (k < 0)
-      return;
-#pragma unroll
-    for (int t = 0; t < 3; ++t)
-      if (d[t] != 0)
-        shared_add64(&s[k + t], (exact_word)d[t]);
+    exact_each_digit(x, [&](int limb, int64_t digit) { shared_add64(&s[limb], (exact_word)digit); });
   }
 }
 
@@ -144,14 +150,7 @@ __device__ __forceinline__ void exact_block_publish(const exact_word *block, exa
 // Add a finite double's digits to a global state (zero adds nothing): each addition below
 // 2^32 in magnitude. One thread.
 __device__ __forceinline__ void exact_global_add(exact_word *global, double x) {
-  int64_t d[3];
-  const int k = cr_exact_split(x, d);
-  if (k < 0)
-    return;
-#pragma unroll
-  for (int t = 0; t < 3; ++t)
-    if (d[t] != 0)
-      atomicAdd(&global[k + t], (exact_word)d[t]);
+  exact_each_digit(x, [&](int limb, int64_t digit) { atomicAdd(&global[limb], (exact_word)digit); });
 }
 
 // Add a state held in shared memory (limbs of any size, flags) to a global one and clear it:
