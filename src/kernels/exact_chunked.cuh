@@ -47,6 +47,16 @@ struct exact_chunk_shared {
   unsigned long_count, redo_count;
 };
 
+// Long piece e of the chunk's list summed by the whole block into th's pair (warp 0's holds it,
+// exact_block_pair); whether anything was pushed into the warps' states. Every thread calls it.
+template <cureduce_dtype IN>
+__device__ __forceinline__ bool exact_long_piece_pair(const storage_t<IN> *in, const piece &p,
+                                                      exact_thread<IN> &th, exact_chunk_shared &sh,
+                                                      exact_word *mine, bool &not_neg_zero) {
+  exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
+  return exact_block_pair(th, sh.pairs, not_neg_zero, mine);
+}
+
 // The slow paths, out of line: inlined, they took registers from the pieces' loops.
 template <cureduce_dtype IN>
 __device__ __noinline__ void exact_chunked_output_warp(const storage_t<IN> *in, uint64_t begin, uint64_t end,
@@ -194,9 +204,8 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
     for (unsigned e = 0; e < long_n; ++e) {
       const piece p = sh.long_pieces[e];
       exact_thread<IN> th;
-      exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
       bool not_neg_zero;
-      const bool used = exact_block_pair(th, sh.pairs, not_neg_zero, mine);
+      const bool used = exact_long_piece_pair<IN>(in, p, th, sh, mine, not_neg_zero);
       if (used) { // every warp's state may hold pushes
         exact_clear_states(sh.states);
         __syncthreads();
@@ -340,9 +349,8 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_rows_blocks_per_sm(IN,
     for (unsigned e = 0; e < long_n; ++e) {
       const piece p = sh.long_pieces[e];
       exact_thread<IN> th;
-      exact_add_range<IN, 4>(th, in, (uint64_t)p.begin, (uint64_t)p.end, threadIdx.x, EXACT_AXIS_BLOCK, mine);
       bool not_neg_zero;
-      const bool used = exact_block_pair(th, sh.pairs, not_neg_zero, mine);
+      const bool used = exact_long_piece_pair<IN>(in, p, th, sh, mine, not_neg_zero);
       exact_word *const state = states + p.seg * CUREDUCE_EXACT_STATE_WORDS;
       if (threadIdx.x == 0)
         exact_piece_to_state(th.pair, not_neg_zero, p, S, state);
