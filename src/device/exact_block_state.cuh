@@ -106,6 +106,19 @@ template <int WARPS> struct exact_block {
   }
   // The calling warp's copy.
   __device__ __forceinline__ exact_word *mine() { return w[threadIdx.x / 32]; }
+  // The copies' sum into dst[0 .. EXACT_BLOCK_WORDS), by one full warp, with no barrier: every
+  // copy must be complete and seen by the warp (after a block barrier; this warp's own later
+  // additions are ordered by the __syncwarp here).
+  __device__ __forceinline__ void gather_warp(int64_t *dst) const {
+    __syncwarp();
+    for (int i = threadIdx.x & 31; i < EXACT_BLOCK_WORDS; i += 32) {
+      exact_word sum = w[0][i];
+#pragma unroll
+      for (int k = 1; k < WARPS; ++k)
+        sum += w[k][i];
+      dst[i] = (int64_t)sum;
+    }
+  }
   __device__ __forceinline__ exact_word *merge() {
     __syncthreads();
     for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += blockDim.x) {

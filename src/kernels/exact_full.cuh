@@ -32,12 +32,13 @@ struct exact_finish {
 };
 
 // Block `b` of `blocks`' exact sum of the array laid out as L at `in` (tiles b, b + blocks,
-// ...; the head in block 0, the tail in the last), into its shared state, which it returns
-// merged and carried (exact_block_carry). Every thread calls it; shared must be cleared.
+// ...; the head in block 0, the tail in the last), into the warps' copies of its shared state,
+// complete on return (its last step is a barrier). Every thread calls it; shared must be
+// cleared.
 template <cureduce_dtype IN, int BLOCK, int UNROLL>
-__device__ __forceinline__ exact_word *exact_block_sum(const storage_t<IN> *__restrict__ in,
-                                                       const full_layout &L, unsigned b, unsigned blocks,
-                                                       exact_block<BLOCK / 32> &shared) {
+__device__ __forceinline__ void exact_block_sum(const storage_t<IN> *__restrict__ in, const full_layout &L,
+                                                unsigned b, unsigned blocks,
+                                                exact_block<BLOCK / 32> &shared) {
   using V = vec16<storage_t<IN>>;
   exact_word *const block = shared.mine(); // this warp's copy
   const int tid = threadIdx.x;
@@ -74,6 +75,10 @@ __device__ __forceinline__ exact_word *exact_block_sum(const storage_t<IN> *__re
   if constexpr (exact_thread<IN>::TWO_CHAINS)
     th.absorb(other, block);
   th.flush(block);
+}
+
+// The block's state: the copies merged into one and carried, for adding to a global state.
+template <int WARPS> __device__ __forceinline__ exact_word *exact_block_merged(exact_block<WARPS> &shared) {
   exact_word *const merged = shared.merge();
   exact_block_carry(merged);
   return merged;
@@ -90,26 +95,35 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
   __shared__ exact_block<BLOCK / 32> shared;
   shared.clear();
   const int tid = threadIdx.x;
-  exact_word *const merged = exact_block_sum<IN, BLOCK, UNROLL>(in, L, blockIdx.x, gridDim.x, shared);
+  exact_block_sum<IN, BLOCK, UNROLL>(in, L, blockIdx.x, gridDim.x, shared);
   __shared__ int64_t final_state[CR_EXACT_COUNT + 1];
   if (gridDim.x == 1 && fin.round) { // the only block of its row: its state is the whole sum
-    for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
-      final_state[i] = i < CR_EXACT_COUNT ? (int64_t)merged[i] : (int64_t)L.n;
-  } else {
-    exact_block_publish(merged, state);
-    if (blockIdx.x == 0 && tid == 0)
-      atomicAdd(&state[CR_EXACT_COUNT], (exact_word)L.n);
-    if (!block_last_arrival(ticket, gridDim.x))
-      return;
-    if (!fin.round) {
-      exact_global_carry(state);
-      return;
+    // Warp 0 adds the copies itself and rounds them as they are, not carried: no barrier, and
+    // each limb stays below 2^61 (a block takes below 2^28 elements, each adding below 2^32
+    // to a limb), which every rounding path takes.
+    if (tid < 32) {
+      shared.gather_warp(final_state);
+      if (tid == 0)
+        final_state[CR_EXACT_COUNT] = (int64_t)L.n;
+      __syncwarp();
+      exact_write_result_warp(final_state, fin.mean, fin.out_dtype, fin.out);
     }
-    for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
-      final_state[i] = (int64_t)__ldcg(&state[i]);
-    for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
-      state[i] = 0; // ready for the next launch
+    return;
   }
+  exact_word *const merged = exact_block_merged(shared);
+  exact_block_publish(merged, state);
+  if (blockIdx.x == 0 && tid == 0)
+    atomicAdd(&state[CR_EXACT_COUNT], (exact_word)L.n);
+  if (!block_last_arrival(ticket, gridDim.x))
+    return;
+  if (!fin.round) {
+    exact_global_carry(state);
+    return;
+  }
+  for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
+    final_state[i] = (int64_t)__ldcg(&state[i]);
+  for (int i = tid; i <= CR_EXACT_COUNT; i += BLOCK)
+    state[i] = 0; // ready for the next launch
   __syncthreads();
   if (tid < 32)
     exact_write_result_warp(final_state, fin.mean, fin.out_dtype, fin.out);
@@ -128,7 +142,8 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     const storage_t<IN> *row = in + r * ld;
     const full_layout L = make_full_layout<(int)sizeof(storage_t<IN>), BLOCK, UNROLL>(row, cols);
     shared.clear();
-    exact_word *const merged = exact_block_sum<IN, BLOCK, UNROLL>(row, L, 0u, 1u, shared);
+    exact_block_sum<IN, BLOCK, UNROLL>(row, L, 0u, 1u, shared);
+    exact_word *const merged = exact_block_merged(shared);
     exact_word *const state = states + r * CUREDUCE_EXACT_STATE_WORDS;
     exact_block_publish(merged, state);
     if (threadIdx.x == 0)
