@@ -94,8 +94,9 @@ __device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
 
 // A block's state in shared memory, one copy per warp: a warp's atomic additions then never
 // wait behind another warp's on the same limbs (at every block's flush all the warps add to
-// the same few limbs). merge() adds the copies into copy 0, which the block then carries and
-// publishes. Every thread calls clear() and merge() (barriers inside).
+// the same few limbs). publish() adds the copies' sum, carried, to a global state; a block's
+// one warp can instead gather them to round them itself (gather_warp). Every thread calls
+// clear() and publish() (a barrier inside).
 template <int WARPS> struct exact_block {
   exact_word w[WARPS][EXACT_BLOCK_WORDS];
 
@@ -119,17 +120,28 @@ template <int WARPS> struct exact_block {
       dst[i] = (int64_t)sum;
     }
   }
-  __device__ __forceinline__ exact_word *merge() {
+  // The copies' sum added to a global state (nonzero words only), each limb carried once on the
+  // way as exact_block_carry would: limb i's low 32 bits plus limb i - 1's carry (the top limb
+  // keeps its own), so each addition stays below 2^33 in magnitude while the copies' limbs
+  // stay below 2^62. A thread a word, reading limb i - 1's copies too: no barrier after the one
+  // that completes the copies.
+  __device__ __forceinline__ void publish(exact_word *global) const {
     __syncthreads();
     for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += blockDim.x) {
-      exact_word sum = w[0][i];
+      exact_word sum = w[0][i], below = i > 0 && i < CR_EXACT_LIMBS ? w[0][i - 1] : 0;
 #pragma unroll
-      for (int k = 1; k < WARPS; ++k)
+      for (int k = 1; k < WARPS; ++k) {
         sum += w[k][i];
-      w[0][i] = sum;
+        below += i > 0 && i < CR_EXACT_LIMBS ? w[k][i - 1] : 0;
+      }
+      int64_t v = (int64_t)sum;
+      if (i < CR_EXACT_LIMBS) {
+        const int64_t carry = i < CR_EXACT_LIMBS - 1 ? v >> CR_EXACT_LIMB_BITS : 0;
+        v += ((int64_t)below >> CR_EXACT_LIMB_BITS) - carry * CR_EXACT_DIGIT;
+      }
+      if (v != 0)
+        atomicAdd(&global[i], (exact_word)v);
     }
-    __syncthreads();
-    return w[0];
   }
 };
 
@@ -151,13 +163,6 @@ __device__ __forceinline__ void exact_block_carry(exact_word *block) {
   if (i < CR_EXACT_LIMBS - 1 && carry != 0)
     atomicAdd(&block[i + 1], (exact_word)carry);
   __syncthreads();
-}
-
-// Add the block's state to a global one (nonzero words only). Every thread calls it.
-__device__ __forceinline__ void exact_block_publish(const exact_word *block, exact_word *global) {
-  for (int i = threadIdx.x; i < EXACT_BLOCK_WORDS; i += blockDim.x)
-    if (block[i] != 0)
-      atomicAdd(&global[i], block[i]);
 }
 
 // Add a finite double's digits to a global state (zero adds nothing): each addition below

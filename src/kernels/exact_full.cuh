@@ -77,13 +77,6 @@ __device__ __forceinline__ void exact_block_sum(const storage_t<IN> *__restrict_
   th.flush(block);
 }
 
-// The block's state: the copies merged into one and carried, for adding to a global state.
-template <int WARPS> __device__ __forceinline__ exact_word *exact_block_merged(exact_block<WARPS> &shared) {
-  exact_word *const merged = shared.merge();
-  exact_block_carry(merged);
-  return merged;
-}
-
 template <cureduce_dtype IN, int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     exact_full(const storage_t<IN> *__restrict__ in, full_layout L, exact_word *__restrict__ state,
@@ -110,8 +103,7 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     }
     return;
   }
-  exact_word *const merged = exact_block_merged(shared);
-  exact_block_publish(merged, state);
+  shared.publish(state);
   if (blockIdx.x == 0 && tid == 0)
     atomicAdd(&state[CR_EXACT_COUNT], (exact_word)L.n);
   if (!block_last_arrival(ticket, gridDim.x))
@@ -143,9 +135,8 @@ __global__ void __launch_bounds__(BLOCK, sm_max_threads() / BLOCK / 2)
     const full_layout L = make_full_layout<(int)sizeof(storage_t<IN>), BLOCK, UNROLL>(row, cols);
     shared.clear();
     exact_block_sum<IN, BLOCK, UNROLL>(row, L, 0u, 1u, shared);
-    exact_word *const merged = exact_block_merged(shared);
     exact_word *const state = states + r * CUREDUCE_EXACT_STATE_WORDS;
-    exact_block_publish(merged, state);
+    shared.publish(state);
     if (threadIdx.x == 0)
       atomicAdd(&state[CR_EXACT_COUNT], (exact_word)cols);
     __syncthreads(); // the block's additions to the state are seen by the carry, and shared is free
