@@ -1,7 +1,7 @@
 // An exact state (common/exact_state.h) held by a block in shared memory, and added to a
 // global one: adding a double to it by integer atomics (one lane, or a whole warp at once), a
-// copy per warp merged once, the carry that keeps limbs small, and the publish. Layer: device
-// primitives. Why the result is exact: docs/exact.md.
+// copy per warp, gathered by one warp or published carried, and the carries that keep limbs
+// small. Layer: device primitives. Why the result is exact: docs/exact.md.
 #pragma once
 
 #include "../common/exact_state.h"

@@ -32,9 +32,10 @@ struct exact_finish {
 };
 
 // Block `b` of `blocks`' exact sum of the array laid out as L at `in` (tiles b, b + blocks,
-// ...; the head in block 0, the tail in the last), into the warps' copies of its shared state,
-// complete on return (its last step is a barrier). Every thread calls it; shared must be
-// cleared.
+// ...; the head in block 0, the tail in the last), into the warps' copies of its shared state.
+// On return the copies are complete but for the sign flag, which thread 0 records after the
+// last barrier: warp 0 sees it after a __syncwarp, the other warps after a block barrier.
+// Every thread calls it; shared must be cleared.
 template <cureduce_dtype IN, int BLOCK, int UNROLL>
 __device__ __forceinline__ void exact_block_sum(const storage_t<IN> *__restrict__ in, const full_layout &L,
                                                 unsigned b, unsigned blocks,
