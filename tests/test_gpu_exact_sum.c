@@ -662,16 +662,18 @@ static void segment_states_should_match_cpu(void **state) {
 }
 
 /* A random state: limbs over a span of 1 to 40 (the GPU rounds spans up to about 22 with a
-   whole warp and wider ones with one thread), each below 2^34 in magnitude and of either
-   sign (so the rounding carries, borrows and negates), sometimes zero; counts from 1 to
-   2^63 - 1 (a mean divides by them; 2^32 and more take the one-thread path); now and then a
-   flag. */
+   whole warp and wider ones with one thread), of either sign (so the rounding carries,
+   borrows and negates), sometimes zero; counts from 1 to 2^63 - 1 (a mean divides by them;
+   2^32 and more take the one-thread path); now and then a flag. Half the states have limbs
+   below 2^34 in magnitude, as carried states hold; the other half limbs of up to 2^62, as an
+   integer sum of up to 2^30 states or a one-block call's uncarried copies hold, with the top
+   limb below 69, as any sum's. */
 static void random_state(int64_t *w, uint64_t *rng) {
   memset(w, 0, CUREDUCE_EXACT_STATE_WORDS * sizeof *w);
-  const int wide = tu_next(rng) % 8 == 0;
+  const int wide = tu_next(rng) % 8 == 0, big = tu_next(rng) % 2 == 0;
   const int span = 1 + (int)(tu_next(rng) % (wide ? 40 : 8));
-  const int bottom = (int)(tu_next(rng) % (uint64_t)(72 - span + 1));
-  const int64_t scale = (int64_t)1 << (tu_next(rng) % 35);
+  const int bottom = (int)(tu_next(rng) % (uint64_t)((big ? 69 : 72) - span + 1));
+  const int64_t scale = (int64_t)1 << (tu_next(rng) % (big ? 63 : 35));
   for (int i = bottom; i < bottom + span; ++i)
     if (tu_next(rng) % 4 != 0)
       w[i] = (int64_t)(tu_next(rng) % (uint64_t)scale) * (tu_next(rng) % 3 == 0 ? -1 : 1);
