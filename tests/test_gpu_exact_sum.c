@@ -281,6 +281,37 @@ static void rows_cols_segments_axes_should_match_cpu(void **state) {
       check_axes(INPUTS[d], (ex_pattern)p, &rng);
 }
 
+/* The middle axis of 2048 or more small matrices (2 to 16 columns, no gaps) takes a warp a
+   matrix, whose lanes share a column by teams (of 16 for 2 columns, 10 lanes of 3 for 3, 2
+   for 16): rows of one element, fewer than 32, and more than a tile a lane. Every pattern,
+   so columns whose pairs push or whose mean is near a boundary take the warp's slow path. */
+static void middle_axis_of_many_small_matrices_should_match_cpu(void **state) {
+  (void)state;
+  static const uint64_t SHAPES[][3] = {{2048, 1, 5}, {2100, 40, 3}, {2049, 129, 2}, {2050, 33, 16}};
+  uint64_t rng = tu_seed() + 11;
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d) {
+    const cureduce_dtype in = INPUTS[d];
+    if (!input_wanted(in))
+      continue;
+    cureduce_dtype outs[3];
+    const int nout = outputs_of(in, outs);
+    for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; ++s) {
+      const uint64_t outer = SHAPES[s][0], length = SHAPES[s][1], inner = SHAPES[s][2];
+      const uint64_t total = outer * length * inner;
+      if (total > g_max_n)
+        continue;
+      for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+        ex_fill(in, g_host, total, (ex_pattern)p, &rng);
+        CUDA_OK(cudaMemcpy(g_in, g_host, total * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
+        const axis_case m = {outer, length * inner, length * inner, inner, 0, NULL, NULL};
+        for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
+          for (int k = 0; k < nout; ++k)
+            check_axis_call(OPS[o], in, outs[k], 3, &m, EX_PATTERN_NAMES[p], 1);
+      }
+    }
+  }
+}
+
 /* Many rows of 33 to 512 16-byte vectors (at least 128 rows an SM, 96 for the types that run
    3 blocks an SM) take teams of 4 lanes (8 rows a warp) instead of a warp a row: 128 rows an
    SM (at least 19200) of 1040 bytes, ld 7
@@ -1042,6 +1073,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(full_arrays_should_match_cpu, count_test),
       cmocka_unit_test_setup(full_arrays_of_declined_tiles_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_cols_segments_axes_should_match_cpu, count_test),
+      cmocka_unit_test_setup(middle_axis_of_many_small_matrices_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_in_teams_of_four_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_segment_past_the_plain_bound_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_many_segments_over_few_elements_should_match_cpu, count_test),

@@ -192,13 +192,27 @@ cureduce_status launch_cols_thin(const void *d_in, const cr::exact_cols_layout &
   return launch_cols_thin<IN, 1>(d_in, C, O, stream);
 }
 
-// Columns, cut as cr::choose_exact_cols says.
+// Many small matrices (cr::exact_cols_by_matrix): a warp a matrix.
+template <cureduce_dtype IN>
+cureduce_status launch_cols_matrix(const void *d_in, const cr::exact_cols_layout &C,
+                                   const cr::exact_outputs &O, cudaStream_t stream) {
+  static_assert(cr::EXACT_MATRIX_ROWS_MAX <= cr::EXACT_CHUNK, "the slow path's warp takes every column");
+  const unsigned grid = grid_of((C.batches + cr::EXACT_AXIS_WARPS - 1) / cr::EXACT_AXIS_WARPS,
+                                (uint64_t)sm_count() * BLOCKS_PER_SM);
+  cr::exact_cols_matrix<IN>
+      <<<grid, cr::EXACT_AXIS_BLOCK, 0, stream>>>(static_cast<const cr::storage_t<IN> *>(d_in), C, O);
+  return cr::launch_status();
+}
+
+// Columns, cut as cr::choose_exact_cols and cr::exact_cols_by_matrix say.
 template <cureduce_dtype IN>
 cureduce_status launch_cols(const void *d_in, const cr::exact_cols_layout &C, const cr::exact_outputs &O,
                             char *ws, cudaStream_t stream) {
   const cr::exact_cols_cut cut = cr::choose_exact_cols(C.batches * C.cols, C.rows);
   if (cut.thin)
     return launch_cols_thin<IN>(d_in, C, O, stream);
+  if (cr::exact_cols_by_matrix(C.batches, C.rows, C.cols, C.ld))
+    return launch_cols_matrix<IN>(d_in, C, O, stream);
   const uintptr_t partials = (reinterpret_cast<uintptr_t>(ws + COLS_PARTIALS_OFFSET) + 15) & ~(uintptr_t)15;
   const cr::exact_cols_plan P{cut.groups,
                               cut.slices,

@@ -1,7 +1,7 @@
 // How an exact column sum is cut, computed on the host from the shape: a thread a column (few
-// rows and many columns), or groups of 32 columns cut into slices of rows, whose pairs are
-// added in sets of slices. Layer: dispatch. Host C++ only (no kernels, no CUDA), so tests can
-// check the plans without compiling kernels.
+// rows and many columns), a warp a matrix (many small matrices), or groups of 32 columns cut
+// into slices of rows, whose pairs are added in sets of slices. Layer: dispatch. Host C++ only
+// (no kernels, no CUDA), so tests can check the plans without compiling kernels.
 #pragma once
 
 #include <stdint.h>
@@ -43,6 +43,20 @@ inline exact_cols_cut choose_exact_cols(uint64_t columns, uint64_t rows) {
   c.slices = slices > 1 ? (rows + c.slice_rows - 1) / c.slice_rows : 1;
   c.sets = (c.slices + EXACT_COLS_SET_SLICES - 1) / EXACT_COLS_SET_SLICES;
   return c;
+}
+
+// Batches of at least EXACT_MATRIX_BATCHES_MIN matrices of 2 to EXACT_MATRIX_COLS_MAX columns
+// held without gaps (ld == cols: the middle axis of an N-d array with a small inner extent),
+// of at most EXACT_MATRIX_ROWS_MAX rows (the one-warp slow path's bound, EXACT_CHUNK), take a
+// warp a matrix (exact_cols_matrix), unless they take a thread a column: lanes a column apart
+// across the batch would read a few bytes of each 32-byte sector. 2048 warps fill half of an
+// H100 at 4 blocks of 8 warps an SM.
+constexpr uint64_t EXACT_MATRIX_COLS_MAX = 16, EXACT_MATRIX_BATCHES_MIN = 2048,
+                   EXACT_MATRIX_ROWS_MAX = 1ull << 27;
+
+inline bool exact_cols_by_matrix(uint64_t batches, uint64_t rows, uint64_t cols, uint64_t ld) {
+  return cols >= 2 && cols <= EXACT_MATRIX_COLS_MAX && ld == cols && batches >= EXACT_MATRIX_BATCHES_MIN &&
+         rows >= 1 && rows <= EXACT_MATRIX_ROWS_MAX;
 }
 
 } // namespace cr

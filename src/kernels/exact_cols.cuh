@@ -1,6 +1,7 @@
 // Exact sums of columns, and of the middle axis of an N-d array as a batch of them: a lane a
 // column, the warps of a block over a slice of rows, then the slices' pairs added by the last
-// block to arrive; or a thread a column for columns of few rows. The pairs are rounded as in
+// block to arrive; or a thread a column for columns of few rows; or a warp a matrix for many
+// small matrices. The pairs are rounded as in
 // exact_output.cuh. Layer: kernels.
 #pragma once
 
@@ -367,6 +368,60 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_thin_blocks_per_sm(K))
         }
     }
     col = after;
+  }
+}
+
+// Batches of small matrices held without gaps (ld == cols, 2 to 16 columns: the middle axis of
+// an N-d array with a small inner extent), a warp a matrix. Its first A = cols * (32 / cols)
+// lanes read the matrix's elements in order, lane l elements l, l + A, ..., which all lie in
+// column l % cols, so each load of the warp reads A neighbouring elements (lanes a column
+// apart across the batch would read a few bytes of each 32-byte sector). The lanes of a column
+// add their pairs in a tree, and lane j < cols rounds column j. Warps work alone: a column
+// whose pairs pushed, or whose mean cannot be rounded from its pair, is summed again by its
+// warp (exact_column_warp, at most EXACT_CHUNK rows: exact_plan.h keeps to that).
+template <cureduce_dtype IN>
+__global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
+    exact_cols_matrix(const storage_t<IN> *__restrict__ in, exact_cols_layout C, exact_outputs O) {
+  constexpr int WARPS = EXACT_AXIS_WARPS;
+  __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // what pairs push (never read)
+  __shared__ exact_word slow[WARPS][EXACT_STATE_WORDS];   // the slow path's
+  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK) {
+    (&states[0][0])[i] = 0;
+    (&slow[0][0])[i] = 0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const int cols = (int)C.cols, team = 32 / cols, active = cols * team;
+  const uint64_t elements = C.rows * C.cols;
+  for (uint64_t m = (uint64_t)blockIdx.x * WARPS + warp; m < C.batches; m += (uint64_t)gridDim.x * WARPS) {
+    exact_thread<IN> th;
+    if (lane < active && (uint64_t)lane < elements)
+      exact_add_column<IN>(th, in + m * C.batch_stride + lane, 1, 0, elements - lane, active, states[warp]);
+    // Lane t * cols + j (member t of column j's team) adds member t + step's pair.
+    for (int step = 1; step < team; step *= 2) {
+      const int off = step * cols;
+      const double b0 = __shfl_down_sync(0xffffffffu, th.pair.a0, off);
+      const double b1 = __shfl_down_sync(0xffffffffu, th.pair.a1, off);
+      if ((lane / cols) % (2 * step) == 0 && lane + off < active) {
+        th.pair.add(b0, states[warp]);
+        th.pair.add(b1, states[warp]);
+      }
+    }
+    const unsigned pushed = __ballot_sync(0xffffffffu, th.pair.pushed);
+    const unsigned nnz = __ballot_sync(0xffffffffu, th.not_neg_zero);
+    bool failed = false;
+    if (lane < cols) {
+      bool column_pushed = false, not_neg_zero = false;
+      for (int l = lane; l < active; l += cols) {
+        column_pushed = column_pushed || ((pushed >> l) & 1u);
+        not_neg_zero = not_neg_zero || ((nnz >> l) & 1u);
+      }
+      failed = column_pushed || !exact_write_pair(th.pair, C.rows, not_neg_zero, O, m * C.cols + lane);
+    }
+    for (unsigned redo = __ballot_sync(0xffffffffu, failed); redo; redo &= redo - 1) {
+      const uint64_t v = m * C.cols + (uint64_t)(__ffs(redo) - 1);
+      exact_column_warp<IN>(C.column(in, v), C.ld, C.rows, O, v, slow[warp]);
+    }
   }
 }
 
