@@ -282,12 +282,14 @@ static void rows_cols_segments_axes_should_match_cpu(void **state) {
 }
 
 /* The middle axis of 2048 or more small matrices (2 to 16 columns, no gaps) takes a warp a
-   matrix, whose lanes share a column by teams (of 16 for 2 columns, 10 lanes of 3 for 3, 2
-   for 16): rows of one element, fewer than 32, and more than a tile a lane. Every pattern,
-   so columns whose pairs push or whose mean is near a boundary take the warp's slow path. */
+   matrix, whose lanes share a column by teams (16 lanes for 2 columns, 10 for 3, 6 for 5, 4
+   for 8): matrices of one row, rows fewer than 32 and more than a tile a lane. Every
+   pattern, so columns whose pairs push or whose mean is near a boundary take the warp's slow
+   path. 2050 x 33 x 16 has few rows and many columns: a thread a column. */
 static void middle_axis_of_many_small_matrices_should_match_cpu(void **state) {
   (void)state;
-  static const uint64_t SHAPES[][3] = {{2048, 1, 5}, {2100, 40, 3}, {2049, 129, 2}, {2050, 33, 16}};
+  static const uint64_t SHAPES[][3] = {
+      {2048, 1, 5}, {2100, 40, 3}, {2049, 129, 2}, {2048, 129, 8}, {2050, 33, 16}};
   uint64_t rng = tu_seed() + 11;
   for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d) {
     const cureduce_dtype in = INPUTS[d];
