@@ -282,13 +282,16 @@ static void rows_cols_segments_axes_should_match_cpu(void **state) {
 }
 
 /* The middle axis of 2048 or more small matrices (2 to 16 columns, no gaps) takes a warp a
-   matrix, whose lanes share a column by teams (16 lanes for 2 columns, 10 for 3, 6 for 5, 4
-   for 8): matrices of one row, rows fewer than 32 and more than a tile a lane. Every
-   pattern, so columns whose pairs push or whose mean is near a boundary take the warp's slow
-   path. 2050 x 33 x 16 has few rows and many columns: a thread a column. */
+   matrix, whose lanes share a column by teams: 16 lanes for 2 columns, 10 for 3, 6 for 5, 5
+   for 6, 4 for 8, 3 for 9 and 2 for 11. Matrices of one row, of fewer elements than lanes
+   (2048 x 6 x 3, within the sanitizer runs' size cap), of a partial tile a lane and of more
+   than a tile a lane. Every pattern, so columns whose pairs push or whose mean is near a
+   boundary take the warp's slow path. 2050 x 33 x 16 has few rows and many columns: a thread
+   a column. */
 static void check_small_matrices(cureduce_dtype in, ex_pattern pat, uint64_t *rng) {
-  static const uint64_t SHAPES[][3] = {
-      {2048, 1, 5}, {2100, 40, 3}, {2049, 129, 2}, {2048, 129, 8}, {2050, 33, 16}};
+  static const uint64_t SHAPES[][3] = {{2048, 1, 5},   {2048, 6, 3},    {2100, 40, 3},
+                                       {2049, 129, 2}, {2048, 129, 6},  {2048, 129, 8},
+                                       {2048, 129, 9}, {2048, 129, 11}, {2050, 33, 16}};
   cureduce_dtype outs[3];
   const int nout = outputs_of(in, outs);
   for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; ++s) {

@@ -48,9 +48,9 @@ inline exact_cols_cut choose_exact_cols(uint64_t columns, uint64_t rows) {
 // Batches of at least EXACT_MATRIX_BATCHES_MIN matrices of 2 to EXACT_MATRIX_COLS_MAX columns
 // held without gaps (ld == cols: the middle axis of an N-d array with a small inner extent),
 // of at most EXACT_MATRIX_ROWS_MAX rows (the one-warp slow path's bound, EXACT_CHUNK), take a
-// warp a matrix (exact_cols_matrix), unless they take a thread a column: lanes a column apart
-// across the batch would read a few bytes of each 32-byte sector. 2048 warps fill half of an
-// H100 at 4 blocks of 8 warps an SM.
+// warp a matrix (exact_cols_matrix) where they do not take a thread a column (checked first):
+// exact_cols' lanes, a column apart across the batch, would read a few bytes of each 32-byte
+// sector. 2048 warps fill half of an H100 at 4 blocks of 8 warps an SM.
 constexpr uint64_t EXACT_MATRIX_COLS_MAX = 16, EXACT_MATRIX_BATCHES_MIN = 2048,
                    EXACT_MATRIX_ROWS_MAX = 1ull << 27;
 
