@@ -1,8 +1,7 @@
 // Exact sums of columns, and of the middle axis of an N-d array as a batch of them: a lane a
 // column, the warps of a block over a slice of rows, then the slices' pairs added by the last
 // block to arrive; or a thread a column for columns of few rows; or a warp a matrix for many
-// small matrices. The pairs are rounded as in
-// exact_output.cuh. Layer: kernels.
+// small matrices. The pairs are rounded as in exact_output.cuh. Layer: kernels.
 #pragma once
 
 #include "../device/block_ticket.cuh"
