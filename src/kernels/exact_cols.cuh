@@ -304,6 +304,18 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
   }
 }
 
+// The shared states of kernels whose warps work alone (exact_cols_thin, exact_cols_matrix), one
+// a warp for what its pairs push and one for its slow path, cleared, then a block barrier.
+// Every thread calls it.
+__device__ __forceinline__ void exact_clear_lone_warps(exact_word (*states)[EXACT_STATE_WORDS],
+                                                       exact_word (*slow)[EXACT_STATE_WORDS]) {
+  for (int i = threadIdx.x; i < EXACT_AXIS_WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK) {
+    (&states[0][0])[i] = 0;
+    (&slow[0][0])[i] = 0;
+  }
+  __syncthreads();
+}
+
 // exact_cols_thin's blocks an SM: registers enough (80, or 128 for several columns a thread)
 // to keep the next rows in registers; local memory would make each load wait.
 constexpr int exact_thin_blocks_per_sm(int K) { return K >= 2 ? 2 : 3; }
@@ -321,11 +333,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, exact_thin_blocks_per_sm(K))
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // what pairs push (never read)
   __shared__ exact_word slow[WARPS][EXACT_STATE_WORDS];   // the slow path's
-  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK) {
-    (&states[0][0])[i] = 0;
-    (&slow[0][0])[i] = 0;
-  }
-  __syncthreads();
+  exact_clear_lone_warps(states, slow);
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const uint64_t packs = C.batches * C.cols / K; // K divides cols
   const uint64_t step = (uint64_t)gridDim.x * EXACT_AXIS_BLOCK;
@@ -384,11 +392,7 @@ __global__ void __launch_bounds__(EXACT_AXIS_BLOCK, 4)
   constexpr int WARPS = EXACT_AXIS_WARPS;
   __shared__ exact_word states[WARPS][EXACT_STATE_WORDS]; // what pairs push (never read)
   __shared__ exact_word slow[WARPS][EXACT_STATE_WORDS];   // the slow path's
-  for (int i = threadIdx.x; i < WARPS * EXACT_STATE_WORDS; i += EXACT_AXIS_BLOCK) {
-    (&states[0][0])[i] = 0;
-    (&slow[0][0])[i] = 0;
-  }
-  __syncthreads();
+  exact_clear_lone_warps(states, slow);
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const int cols = (int)C.cols, team = 32 / cols, active = cols * team;
   const uint64_t elements = C.rows * C.cols;
