@@ -43,7 +43,7 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
 // The f64 sum of U vectors of one thread, and whether it is exact and finite. Elements are
 // added in f32, split where needed so that no addition rounds; only tile sums become f64.
 //
-// f32, bf16, f16 (as f32 values): with |x| < 2^E for all W elements and 2^L the last bit of the
+// f32 and bf16 (as f32 values): with |x| < 2^E for all W elements and 2^L the last bit of the
 // smallest nonzero one, each x splits exactly into hi = (x + s) - s, a multiple of
 // u = 2^(E - 23 + log2 W) (s = 1.5 2^23 u), and lo = x - hi, |lo| <= u / 2. The W hi parts are
 // multiples of u below 2^24 u, the lo parts multiples of 2^L below 2^(L + 24) when
@@ -54,6 +54,7 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
 // (exact_lane_limbs), except f32 vectors with at most one element further below
 // (exact_thread::add_vector_leaving_small: a tile of uniform f32 data with one small element,
 // about one tile in 4096, then costs five pair additions); elsewhere into the pair.
+// f16: its whole range fits the split at one fixed s for W <= 16, so it is never checked.
 // fp8: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly in f32 with no
 // check; e5m2 values are multiples of 2^-16, summed in one f32 when all lie below 4 and split at
 // |x| = 1 into two such sums otherwise. f64 is never summed this way.
@@ -66,7 +67,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
   // Whether a declined tile may keep its elements near the largest as one sum (f32; bf16
   // tiles, whose spread is 32, rarely fail).
   static constexpr bool LEAVES_SMALL = IN == CUREDUCE_F32;
-  static constexpr int P = IN == CUREDUCE_F32 ? 24 : IN == CUREDUCE_BF16 ? 8 : 11; // significand bits
+  static constexpr int P = IN == CUREDUCE_F32 ? 24 : 8; // significand bits (f32, bf16)
   static constexpr int SPREAD = 48 - 2 * LOG2W - P;
 
   // Element i of vector u as an f32 value (exact).
@@ -106,7 +107,12 @@ template <cureduce_dtype IN, int U> struct exact_tile {
   // of hi, the largest: split at s and summed in four f32 chains.
   template <int K> static __device__ __forceinline__ double split_sum(const float (&v)[K][N], int hi) {
     // s = 1.5 2^23 u, u = 2^(E - 23 + log2 W), E = hi - 126: exponent field hi + 1 + log2 W.
-    const float s = __uint_as_float(((unsigned)(hi + 1 + LOG2W) << 23) | 0x400000u);
+    return split_sum_at<K>(v, __uint_as_float(((unsigned)(hi + 1 + LOG2W) << 23) | 0x400000u));
+  }
+
+  // The sum of K vectors' f32 values split at s = 1.5 2^23 u: hi = (x + s) - s, a multiple of u,
+  // and lo = x - hi, in four f32 chains; exact where the caller knows both sums to fit 24 bits.
+  template <int K> static __device__ __forceinline__ double split_sum_at(const float (&v)[K][N], float s) {
     float sh0 = -0.0f, sh1 = -0.0f, sl0 = -0.0f, sl1 = -0.0f;
 #pragma unroll
     for (int u = 0; u < K; ++u) {
@@ -128,7 +134,22 @@ template <cureduce_dtype IN, int U> struct exact_tile {
 
   // hi: the largest exponent field, where the tile is declined (for add_vector_leaving_small).
   static __device__ __forceinline__ bool sum(const V (&x)[U], double &t, int &hi_field) {
-    if constexpr (IN == CUREDUCE_F32 || IN == CUREDUCE_BF16 || IN == CUREDUCE_F16) {
+    if constexpr (IN == CUREDUCE_F16) {
+      // f16 values are multiples of 2^-24 below 2^16, so a tile of 16 needs no check: split at
+      // s = 1.5 2^19, the hi parts are multiples of 2^-4 whose 16 sum below 2^20 (2^24 of them)
+      // and the lo parts multiples of 2^-24 of at most 2^-5 whose 16 sum to at most 2^-1 (2^23
+      // of them). NaN and infinities leave the sum non-finite.
+      static_assert(W <= 16, "an f16 tile of 16 elements at most");
+      float v[U][N];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+          v[u][i] = value(x, u, i);
+      hi_field = 0;
+      t = split_sum_at<U>(v, 0x1.8p19f);
+      return isfinite(t);
+    } else if constexpr (IN == CUREDUCE_F32 || IN == CUREDUCE_BF16) {
       float v[U][N];
       unsigned mx = 0u, mn = ~0u;
 #pragma unroll
@@ -146,7 +167,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
       if (hi + LOG2W + 1 >= 255 || hi - lo > SPREAD) // also NaN and infinities (field 255)
         return false;
       if constexpr (P + LOG2W < 24) {
-        // bf16 and f16: when the exponents lie within 24 - p - log2 W of each other (most
+        // bf16: when the exponents lie within 24 - p - log2 W of each other (most
         // tiles of most data), the plain f32 sum is already exact (every partial sum is a
         // multiple of 2^L below 2^(L + 24)): one addition an element instead of five.
         if (hi - lo <= 24 - P - LOG2W) {
