@@ -135,8 +135,8 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
 #pragma unroll
     for (int u = 0; u < U; ++u)
       not_neg_zero |= !all_negative_zero<IN>(x[u]);
-    // 16-bit inputs check and sum two vectors at a time: their f32 values for four would not
-    // fit the 64 registers the launch bounds allow (they spilled to local memory).
+    // 16-bit inputs sum two vectors at a time: bf16's f32 values for four would not fit the 64
+    // registers the launch bounds allow (they spilled), and f16's split holds 16 at most.
     constexpr int G = sizeof(storage_t<IN>) == 2 && U % 2 == 0 ? 2 : U;
     using Part = V[G];
 #pragma unroll
