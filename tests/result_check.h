@@ -81,6 +81,15 @@ static int float_sum_is_exact(const combo *c, uint64_t n, tu_pattern pat) {
   }
 }
 
+/* How far a float sum (or mean) of n terms into acc may lie from the exact value: each term
+   passes through at most a few hundred roundings in the per-thread chains and the trees; the
+   bound also covers rounding each term (square) and the result to acc, plus n half-units of
+   the smallest subnormal (a tiny square may round to zero). */
+static double sum_rounding_bound(cureduce_dtype acc, uint64_t n, double exact, double abs_sum) {
+  const double u = unit_roundoff(acc);
+  return (log2((double)n + 1) + 64) * u * abs_sum + fabs(exact) * u + (double)n * smallest(acc);
+}
+
 /* got and want are one result each (cureduce_result_size bytes) of the n elements at elems
    (host), filled with pattern pat; `where` names the case in a failure message. */
 static void rc_check(const combo *c, const void *elems, uint64_t n, tu_pattern pat, const unsigned char *got,
@@ -105,25 +114,21 @@ static void rc_check(const combo *c, const void *elems, uint64_t n, tu_pattern p
   double exact, abs_sum, g;
   exact_terms(c, elems, n, &exact, &abs_sum);
   (void)cureduce_to_double(c->acc, got, &g);
-  /* A narrow accumulator may overflow on the way when the magnitudes add up past its range
-     (fp8 "specials" saturate to 57344 and 448, and f16 ends at 65504): inf or NaN is then a
-     correct IEEE outcome of the order the kernel uses (for mean, of the sum before dividing). */
-  if (!isfinite(g) && abs_sum >= max_finite(c->acc))
+  /* A narrow accumulator may overflow on the way when the magnitudes, rounded up, add up past
+     its range (fp8 "specials" saturate to 57344 and 448, f16 ends at 65504, and spread e4m3
+     squares reach 2^16): inf or NaN is then a correct IEEE outcome of the order the kernel
+     uses (for mean, of the sum before dividing). */
+  if (!isfinite(g) && abs_sum + sum_rounding_bound(c->acc, n, exact, abs_sum) >= max_finite(c->acc))
     return;
   if (c->op == CUREDUCE_MEAN)
     exact /= (double)n, abs_sum /= (double)n;
+  const double bound = sum_rounding_bound(c->acc, n, exact, abs_sum);
   if (isnan(exact) || isinf(exact)) {
     if (!tu_same_value(CUREDUCE_F64, &g, &exact))
       fail_msg("%s %s->%s n=%llu %s: GPU %g, exact %g", what, in, acc, (unsigned long long)n, where, g,
                exact);
     return;
   }
-  /* Each term passes through at most a few hundred roundings in the per-thread chains and
-     the trees; the bound also covers rounding each term (square) and the result to acc. */
-  const double u = unit_roundoff(c->acc);
-  /* plus n half-units of the smallest subnormal: a tiny square may round to zero (underflow) */
-  const double bound =
-      (log2((double)n + 1) + 64) * u * abs_sum + fabs(exact) * u + (double)n * smallest(c->acc);
   if (!(fabs(g - exact) <= bound))
     fail_msg("%s %s->%s n=%llu %s: GPU %.17g, exact %.17g, bound %.3g", what, in, acc, (unsigned long long)n,
              where, g, exact, bound);

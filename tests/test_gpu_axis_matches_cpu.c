@@ -208,6 +208,8 @@ static void patterns(int kind, const combo *c, const shape *s, uint64_t segments
     check_case(kind, c, s, segments, elements, TU_INTEGERS, rng);
     check_case(kind, c, s, segments, elements, TU_RANDOM, rng);
   }
+  if (!capped() && tu_is_float(c->in))
+    check_case(kind, c, s, segments, elements, TU_SPREAD, rng);
   if (floats)
     check_case(kind, c, s, segments, elements, TU_SPECIALS, rng);
   else if (capped())

@@ -1,8 +1,8 @@
 /* Every GPU reduction (the op named on the command line, each supported input and accumulator
  * pair) agrees with the CPU reference at the edge sizes, at misaligned starts, and on random, integer-valued
- * and special data. Min, max, absmax, the arg indices and integer results must be identical; float sums (sum,
- * sumsq, mean) of integer-valued data must be exact; float sums of random data must be within a rounding
- * bound of the exact sum.
+ * and special data, and on data spread over the float input's exponent range. Min, max, absmax, the arg
+ * indices and integer results must be identical; float sums (sum, sumsq, mean) of integer-valued data must be
+ * exact; float sums of random data must be within a rounding bound of the exact sum.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). */
 #include <setjmp.h>
@@ -79,6 +79,9 @@ static void run_combo(const combo *c) {
         if (tu_is_float(c->in) || tu_is_float(c->acc)) {
           check_one(c, n, OFFSETS[o], TU_SPECIALS, &rng);
           check_one(c, n, OFFSETS[o], TU_NEG_ZEROS, &rng);
+        }
+        if (tu_is_float(c->in)) {
+          check_one(c, n, OFFSETS[o], TU_SPREAD, &rng);
         }
       }
     }

@@ -49,8 +49,20 @@ typedef enum tu_pattern {
   TU_RANDOM,    /* uniform [-1, 1) for floats; wide range for integers */
   TU_SPECIALS,  /* random, with NaN, +-inf, -0.0 and subnormals sprinkled in (floats) */
   TU_NEG_ZEROS, /* all -0.0 (floats) */
-  TU_CONSTANT   /* one value repeated */
+  TU_CONSTANT,  /* one value repeated */
+  TU_SPREAD     /* random signs and exponents over the float input's range, subnormals in */
 } tu_pattern;
+
+/* The exponents TU_SPREAD draws for a float dtype: from its smallest subnormal's up to one
+   below its largest finite value's (the wide ones capped at 2^+-30, so sums stay finite). */
+static inline void tu_spread_exponents(cureduce_dtype d, int *lo, int *hi) {
+  switch (d) {
+  case CUREDUCE_F16: *lo = -24, *hi = 14; break;
+  case CUREDUCE_F8_E5M2: *lo = -16, *hi = 14; break;
+  case CUREDUCE_F8_E4M3: *lo = -9, *hi = 7; break;
+  default: *lo = -30, *hi = 30; break;
+  }
+}
 
 /* Fill n elements of dtype at p with pattern; `small` bounds integer magnitudes. */
 static inline void tu_fill(cureduce_dtype d, void *p, uint64_t n, tu_pattern pat, int small, uint64_t *rng) {
@@ -74,6 +86,13 @@ static inline void tu_fill(cureduce_dtype d, void *p, uint64_t n, tu_pattern pat
       break;
     }
     case TU_NEG_ZEROS: x = -0.0; break;
+    case TU_SPREAD: {
+      int lo, hi;
+      tu_spread_exponents(d, &lo, &hi);
+      const int e = lo + (int)(tu_next(rng) % (uint64_t)(hi - lo + 1));
+      x = ldexp((tu_next(rng) & 1 ? -1 : 1) * (1 + u), e);
+      break;
+    }
     default: x = 3; break;
     }
     (void)cureduce_from_double(d, x, (char *)p + i * size);
