@@ -83,26 +83,6 @@ template <cureduce_dtype IN, int U> struct exact_tile {
     }
   }
 
-  // f(pair) for each pair of an fp8 tile's elements, as an exact float2.
-  template <class F> static __device__ __forceinline__ void each_fp8_pair(const V (&x)[U], F f) {
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int k = 0; k < N / 2; ++k)
-        f(__half22float2(fp8_pair<IN>(x[u], k)));
-  }
-
-  // The plain f32 sum of an fp8 tile, in two chains (even and odd elements): exact wherever
-  // the caller knows every partial sum to fit f32's 24 bits.
-  static __device__ __forceinline__ float fp8_sum(const V (&x)[U]) {
-    float s0 = -0.0f, s1 = -0.0f;
-    each_fp8_pair(x, [&](float2 f) {
-      s0 = __fadd_rn(s0, f.x);
-      s1 = __fadd_rn(s1, f.y);
-    });
-    return __fadd_rn(s0, s1);
-  }
-
   // The exact sum of K <= U vectors' f32 values whose nonzero exponent fields lie within SPREAD
   // of hi, the largest: split at s and summed in four f32 chains.
   template <int K> static __device__ __forceinline__ double split_sum(const float (&v)[K][N], int hi) {
@@ -189,36 +169,10 @@ template <cureduce_dtype IN, int U> struct exact_tile {
       return true;
     } else if constexpr (IN == CUREDUCE_F8_E4M3) {
       // Multiples of 2^-9 below 2^9: 64 of them (W <= 64) sum exactly in f32's 24 bits.
-      t = (double)fp8_sum(x);
+      t = (double)fp8_tile_sum<IN, U>(x);
       return isfinite(t);
     } else if constexpr (IN == CUREDUCE_F8_E5M2) {
-      // A tile whose elements all lie below 4 in magnitude (most tiles of most data): 64
-      // multiples of 2^-16 below 4 sum exactly in f32, one addition an element. A byte's
-      // magnitude (its low 7 bits) is at least 0x44 (exponent field 17 and up, NaN and
-      // infinities included) exactly when adding 0x3c sets its top bit, with no carry out.
-      unsigned wide = 0u;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        unsigned w[4];
-        memcpy(w, &x[u], 16);
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-          wide |= (w[j] & 0x7f7f7f7fu) + 0x3c3c3c3cu;
-      }
-      if (!(wide & 0x80808080u)) {
-        t = (double)fp8_sum(x);
-        return true;
-      }
-      // Otherwise two f32 sums: |x| >= 1 (multiples of 2^-2 below 2^16) and |x| < 1
-      // (multiples of 2^-16): each holds 64 terms exactly in 24 bits.
-      float big = -0.0f, small = -0.0f;
-      each_fp8_pair(x, [&](float2 f) {
-        const float b0 = fabsf(f.x) >= 1.0f ? f.x : 0.0f, b1 = fabsf(f.y) >= 1.0f ? f.y : 0.0f;
-        big = __fadd_rn(__fadd_rn(big, b0), b1);
-        small = __fadd_rn(__fadd_rn(small, __fadd_rn(f.x, -b0)), __fadd_rn(f.y, -b1));
-      });
-      t = __dadd_rn((double)big, (double)small);
-      return isfinite(t);
+      return e5m2_exact_sum<U>(x, t);
     } else {
       return false; // f64: element by element
     }

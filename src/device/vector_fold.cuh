@@ -51,6 +51,69 @@ __device__ __forceinline__ __half2 fp8_pair(const vec16<storage_t<IN>> &x, int k
   return __half2(__nv_cvt_fp8x2_to_halfraw2(pair, KIND));
 }
 
+// f(pair) for each pair of elements of U fp8 vectors, as an exact float2.
+template <cureduce_dtype IN, int U, class F>
+__device__ __forceinline__ void each_fp8_pair(const vec16<storage_t<IN>> *x, F f) {
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      f(__half22float2(fp8_pair<IN>(x[u], k)));
+}
+
+// The plain f32 sum of U fp8 vectors, in two chains (even and odd elements): exact wherever
+// the caller knows every partial sum to fit f32's 24 bits.
+template <cureduce_dtype IN, int U>
+__device__ __forceinline__ float fp8_tile_sum(const vec16<storage_t<IN>> *x) {
+  float s0 = -0.0f, s1 = -0.0f;
+  each_fp8_pair<IN, U>(x, [&](float2 f) {
+    s0 = __fadd_rn(s0, f.x);
+    s1 = __fadd_rn(s1, f.y);
+  });
+  return __fadd_rn(s0, s1);
+}
+
+// Whether all values of U e5m2 vectors lie below 2^E in magnitude (NaN and infinities do
+// not). A byte's magnitude (its low 7 bits) is at least (E + 15) 4, exponent field E + 15 and
+// up, exactly when adding the rest of 0x80 sets its top bit, with no carry out.
+template <int E, int U>
+__device__ __forceinline__ bool e5m2_below(const vec16<storage_t<CUREDUCE_F8_E5M2>> *x) {
+  static_assert(E >= -14 && E <= 16, "an e5m2 exponent");
+  constexpr unsigned ADD = (0x80u - (E + 15u) * 4u) * 0x01010101u;
+  unsigned wide = 0u;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    unsigned w[4];
+    memcpy(w, &x[u], 16);
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      wide |= (w[j] & 0x7f7f7f7fu) + ADD;
+  }
+  return !(wide & 0x80808080u);
+}
+
+// t = the exact sum of U <= 4 e5m2 vectors (up to 64 values), and whether it is finite. e5m2
+// values are multiples of 2^-16. When all lie below 4 in magnitude (most tiles of most data),
+// they sum below 2^8: exact in f32, one addition an element. Otherwise two f32 sums: |x| >= 1
+// (multiples of 2^-2 below 2^16) and |x| < 1 (multiples of 2^-16), each holding 64 terms
+// exactly in 24 bits. NaN and infinities leave t non-finite.
+template <int U>
+__device__ __forceinline__ bool e5m2_exact_sum(const vec16<storage_t<CUREDUCE_F8_E5M2>> *x, double &t) {
+  static_assert(U <= 4, "64 e5m2 values at most");
+  if (e5m2_below<2, U>(x)) {
+    t = (double)fp8_tile_sum<CUREDUCE_F8_E5M2, U>(x);
+    return true;
+  }
+  float big = -0.0f, small = -0.0f;
+  each_fp8_pair<CUREDUCE_F8_E5M2, U>(x, [&](float2 f) {
+    const float b0 = fabsf(f.x) >= 1.0f ? f.x : 0.0f, b1 = fabsf(f.y) >= 1.0f ? f.y : 0.0f;
+    big = __fadd_rn(__fadd_rn(big, b0), b1);
+    small = __fadd_rn(__fadd_rn(small, __fadd_rn(f.x, -b0)), __fadd_rn(f.y, -b1));
+  });
+  t = __dadd_rn((double)big, (double)small);
+  return isfinite(t);
+}
+
 // Bytes 0 and 2 (HIGH = false) or 1 and 3 of w, sign-extended into the two 16-bit lanes of the
 // result, by one prmt. A selector nibble of 8 + i copies the sign of byte i into all 8 bits;
 // __byte_perm masks that bit off, hence the asm.
@@ -383,6 +446,22 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
       for (int u = 0; u < U; ++u)
         t[u] = vector_sum_f32<IN, typename Op::base>(x[u]);
       acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
+    } else if constexpr (IN == CUREDUCE_F8_E5M2 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN) &&
+                         std::is_same<T, double>::value && !is_widened<Op>) {
+      // e5m2 into f64: a tile of values below 4 (most tiles of most data) sums exactly in f32
+      // (e5m2_exact_sum) and joins one f64 chain with one conversion instead of 64 (F2F.F64
+      // runs on a narrow pipe). While the chain stays below 2^37, where every multiple of
+      // 2^-16 is a double, it holds the exact sum, as it would element by element: the same
+      // bits. Other tiles go element by element, in the same chain (the split of
+      // e5m2_exact_sum, or more chains, spill at 32 registers: docs/design.md#accumulators).
+      static_assert(U <= 4, "64 e5m2 values at most");
+      if (e5m2_below<2, U>(x)) {
+        acc[0] = Op::combine(acc[0], (double)fp8_tile_sum<IN, U>(x));
+      } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          acc[0] = fold_vector<IN, Op>(acc[0], x[u], first(u));
+      }
     } else if constexpr (is_widened<Op>) {
       // One f64 chain for the whole tile: a DADD a vector is cheap, and three fewer live
       // doubles let ptxas issue all U loads before the first is used (with U chains, under 32
