@@ -63,10 +63,24 @@ static void exact_terms(const combo *c, const void *elems, uint64_t n, double *e
 }
 
 /* Whether a float sum-like result must equal the CPU's bit for bit: integer-valued terms whose
-   partial sums stay exact in the accumulator, and the all -0.0 pattern. */
+   partial sums stay exact in the accumulator, the all -0.0 pattern, and f64 sums and means of
+   f16 and fp8 inputs. Those inputs are multiples of q = 2^-24 (f16), 2^-16 (e5m2) or 2^-9
+   (e4m3), so every partial sum in f64 is exact, in any order, while the magnitudes add up to
+   at most 2^53 q (NaN and infinities give the same IEEE result in any order). */
 static int float_sum_is_exact(const combo *c, uint64_t n, tu_pattern pat) {
   if (pat == TU_NEG_ZEROS)
     return 1;
+  const double q = c->in == CUREDUCE_F16       ? 0x1p-24
+                   : c->in == CUREDUCE_F8_E5M2 ? 0x1p-16
+                   : c->in == CUREDUCE_F8_E4M3 ? 0x1p-9
+                                               : 0;
+  if (q > 0 && c->acc == CUREDUCE_F64 && c->op != CUREDUCE_SUMSQ && pat != TU_CONSTANT) {
+    int lo, hi;
+    tu_spread_exponents(c->in, &lo, &hi);
+    /* the largest finite magnitude each pattern draws (tu_fill; integers up to 8) */
+    const double largest = pat == TU_SPREAD ? ldexp(1, hi + 1) : pat == TU_INTEGERS ? 8 : 1;
+    return (double)n * largest <= 0x1p53 * q;
+  }
   if (pat != TU_INTEGERS)
     return 0;
   const uint64_t term = c->op == CUREDUCE_SUMSQ ? 64 : 8; /* |x| <= 8 */
