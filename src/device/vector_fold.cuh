@@ -390,8 +390,8 @@ template <cureduce_dtype IN, class Op> struct vector_best<IN, Op, true> {
 // another's). Kernels feed it scalars and whole vectors in increasing index order per thread
 // and read result() at the end. The arg ops keep one vector_best for all vectors (the slots
 // meet vectors in index order too) and use the slots for scalars only; sums into f32 hand their
-// pair or f64 sum f32 terms (compensated_vector); everything else folds each vector into its slot
-// (fold_vector).
+// pair or f64 sum f32 terms (compensated_vector); e5m2 sums into f64 fold whole tiles into
+// slot 0; everything else folds each vector into its slot (fold_vector).
 template <cureduce_dtype IN, class Op, int U> struct vector_folder {
   using T = typename Op::T;
   using V = vec16<storage_t<IN>>;
@@ -448,12 +448,13 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
       acc[0] = Op::add(acc[0], tree_sum_f32<U>(t));
     } else if constexpr (IN == CUREDUCE_F8_E5M2 && (Op::kind == CUREDUCE_SUM || Op::kind == CUREDUCE_MEAN) &&
                          std::is_same<T, double>::value && !is_widened<Op>) {
-      // e5m2 into f64: a tile of values below 4 (most tiles of most data) sums exactly in f32
-      // (e5m2_exact_sum) and joins one f64 chain with one conversion instead of 64 (F2F.F64
-      // runs on a narrow pipe). While the chain stays below 2^37, where every multiple of
-      // 2^-16 is a double, it holds the exact sum, as it would element by element: the same
-      // bits. Other tiles go element by element, in the same chain (the split of
-      // e5m2_exact_sum, or more chains, spill at 32 registers: docs/design.md#accumulators).
+      // e5m2 into f64: a tile of values below 4 (most tiles of most data) sums exactly in f32,
+      // as in e5m2_exact_sum, and joins one f64 chain with one conversion instead of 64
+      // (F2F.F64 runs on a narrow pipe). While a thread's magnitudes add up to less than
+      // 2^37, where every multiple of 2^-16 is a double, this chain holds the exact sum, as
+      // the slots did element by element: the same bits. Other tiles go element by element,
+      // in the same chain (e5m2_exact_sum's split, or more chains, spill at 32 registers:
+      // docs/design.md#accumulators).
       static_assert(U <= 4, "64 e5m2 values at most");
       if (e5m2_below<2, U>(x)) {
         acc[0] = Op::combine(acc[0], (double)fp8_tile_sum<IN, U>(x));
