@@ -1,7 +1,8 @@
 /* Comparing one GPU result with the CPU reference's, shared by the GPU tests of the full,
  * row, column and segment reductions. Min, max, absmax, the arg indices and integer results
- * must be identical; float sums (sum, sumsq, mean) of integer-valued data must be exact; float
- * sums of other data must be within a rounding bound of the exact sum. */
+ * must be identical; float sums (sum, sumsq, mean) of integer-valued data, and f64 sums and
+ * means of f16 and fp8 inputs, must be exact; float sums of other data must be within a
+ * rounding bound of the exact sum. */
 #ifndef CUREDUCE_TEST_RESULT_CHECK_H
 #define CUREDUCE_TEST_RESULT_CHECK_H
 

@@ -1,8 +1,9 @@
 /* Every GPU reduction (the op named on the command line, each supported input and accumulator
  * pair) agrees with the CPU reference at the edge sizes, at misaligned starts, and on random, integer-valued
  * and special data, and on data spread over the float input's exponent range. Min, max, absmax, the arg
- * indices and integer results must be identical; float sums (sum, sumsq, mean) of integer-valued data must be
- * exact; float sums of random data must be within a rounding bound of the exact sum.
+ * indices and integer results must be identical; float sums (sum, sumsq, mean) of integer-valued data, and
+ * f64 sums and means of f16 and fp8 inputs, must be exact; float sums of other data must be within a rounding
+ * bound of the exact sum.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). */
 #include <setjmp.h>
