@@ -47,8 +47,8 @@ static int sum_like(cureduce_op op) {
   return op == CUREDUCE_SUM || op == CUREDUCE_SUMSQ || op == CUREDUCE_MEAN;
 }
 
-/* The exact sum of the op's terms (x, or x * x rounded to double) and the sum of their
-   magnitudes, for the rounding bound of float sums. */
+/* The exact sum of the op's terms (x, or x * x rounded to double) and the sum of their finite
+   magnitudes, for the rounding bound of float sums and where they may overflow. */
 static void exact_terms(const combo *c, const void *elems, uint64_t n, double *exact, double *abs_sum) {
   const size_t size = cureduce_dtype_size(c->in);
   double *terms = malloc((n ? n : 1) * sizeof *terms);
@@ -57,7 +57,8 @@ static void exact_terms(const combo *c, const void *elems, uint64_t n, double *e
     double x;
     (void)cureduce_to_double(c->in, (const char *)elems + i * size, &x);
     terms[i] = c->op == CUREDUCE_SUMSQ ? x * x : x;
-    *abs_sum += fabs(terms[i]);
+    if (isfinite(terms[i]))
+      *abs_sum += fabs(terms[i]);
   }
   (void)cureduce_cpu_sum_exact(CUREDUCE_F64, terms, n, CUREDUCE_F64, exact);
   free(terms);
@@ -132,8 +133,10 @@ static void rc_check(const combo *c, const void *elems, uint64_t n, tu_pattern p
   /* A narrow accumulator may overflow on the way when the magnitudes, rounded up, add up past
      its range (fp8 "specials" saturate to 57344 and 448, f16 ends at 65504, and spread e4m3
      squares reach 2^16): inf or NaN is then a correct IEEE outcome of the order the kernel
-     uses (for mean, of the sum before dividing). */
-  if (!isfinite(g) && abs_sum + sum_rounding_bound(c->acc, n, exact, abs_sum) >= max_finite(c->acc))
+     uses (for mean, of the sum before dividing). Where it cannot, a NaN or infinite exact sum
+     must come out as it is. */
+  if (!isfinite(g) &&
+      abs_sum + sum_rounding_bound(c->acc, n, isfinite(exact) ? exact : 0, abs_sum) >= max_finite(c->acc))
     return;
   if (c->op == CUREDUCE_MEAN)
     exact /= (double)n, abs_sum /= (double)n;
