@@ -165,6 +165,32 @@ static void pairwise_sum_should_stay_close_to_the_exact_sum(void **state) {
   free(x);
 }
 
+/* f16, e5m2 and e4m3 values are multiples of 2^-24, 2^-16 and 2^-9: their f64 sums are exact
+   while the magnitudes add up to at most 2^53 of those units (what the GPU tests' bitwise
+   comparison of these sums relies on). Data over each type's whole exponent range. */
+static void f16_and_fp8_sums_into_f64_should_be_exact(void **state) {
+  (void)state;
+  uint64_t rng = tu_seed();
+  const struct {
+    cureduce_dtype in;
+    uint64_t n; /* n 2^(largest exponent + 1) <= 2^53 q */
+  } cases[] = {{CUREDUCE_F16, 16384}, {CUREDUCE_F8_E5M2, 1000003}, {CUREDUCE_F8_E4M3, 1000003}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const uint64_t n = cases[k].n;
+    void *x = malloc(n * cureduce_dtype_size(cases[k].in));
+    tu_fill(cases[k].in, x, n, TU_SPREAD, 0, &rng);
+    double exact, exact_mean, sum = 0, mean = 0;
+    assert_int_equal(cureduce_cpu_sum_exact(cases[k].in, x, n, CUREDUCE_F64, &exact), 0);
+    assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, cases[k].in, x, n, CUREDUCE_F64, &sum), 0);
+    assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, cases[k].in, x, n, CUREDUCE_F64, &mean), 0);
+    exact_mean = exact / (double)n;
+    if (sum != exact || mean != exact_mean)
+      fail_msg("%s: f64 sum %.17g, mean %.17g; exact %.17g, %.17g", cureduce_dtype_name(cases[k].in), sum,
+               mean, exact, exact_mean);
+    free(x);
+  }
+}
+
 static void argmax_and_argmin_should_return_the_first_occurrence(void **state) {
   (void)state;
   const float x[6] = {1, 7, -3, 7, -3, 0};
@@ -243,6 +269,7 @@ int main(void) {
       cmocka_unit_test(fp8_inputs_should_decode_before_reducing),
       cmocka_unit_test(bad_arguments_should_return_a_status_and_write_nothing),
       cmocka_unit_test(pairwise_sum_should_stay_close_to_the_exact_sum),
+      cmocka_unit_test(f16_and_fp8_sums_into_f64_should_be_exact),
       cmocka_unit_test(argmax_and_argmin_should_return_the_first_occurrence),
       cmocka_unit_test(arg_ops_should_return_the_first_nan),
       cmocka_unit_test(absmax_sumsq_and_mean_should_follow_their_definitions),
