@@ -73,13 +73,10 @@ __device__ __forceinline__ float fp8_tile_sum(const vec16<storage_t<IN>> *x) {
   return __fadd_rn(s0, s1);
 }
 
-// Whether all values of U e5m2 vectors lie below 2^E in magnitude (NaN and infinities do
-// not). A byte's magnitude (its low 7 bits) is at least (E + 15) 4, exponent field E + 15 and
-// up, exactly when adding the rest of 0x80 sets its top bit, with no carry out.
-template <int E, int U>
-__device__ __forceinline__ bool e5m2_below(const vec16<storage_t<CUREDUCE_F8_E5M2>> *x) {
-  static_assert(E >= -14 && E <= 16, "an e5m2 exponent");
-  constexpr unsigned ADD = (0x80u - (E + 15u) * 4u) * 0x01010101u;
+// Whether all values of U e5m2 vectors lie below 4 in magnitude (NaN and infinities do not).
+// A byte's magnitude (its low 7 bits) is at least 0x44 (exponent field 17 and up) exactly when
+// adding 0x3c sets its top bit, with no carry out.
+template <int U> __device__ __forceinline__ bool e5m2_below_4(const vec16<storage_t<CUREDUCE_F8_E5M2>> *x) {
   unsigned wide = 0u;
 #pragma unroll
   for (int u = 0; u < U; ++u) {
@@ -87,7 +84,7 @@ __device__ __forceinline__ bool e5m2_below(const vec16<storage_t<CUREDUCE_F8_E5M
     memcpy(w, &x[u], 16);
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      wide |= (w[j] & 0x7f7f7f7fu) + ADD;
+      wide |= (w[j] & 0x7f7f7f7fu) + 0x3c3c3c3cu;
   }
   return !(wide & 0x80808080u);
 }
@@ -100,7 +97,7 @@ __device__ __forceinline__ bool e5m2_below(const vec16<storage_t<CUREDUCE_F8_E5M
 template <int U>
 __device__ __forceinline__ bool e5m2_exact_sum(const vec16<storage_t<CUREDUCE_F8_E5M2>> *x, double &t) {
   static_assert(U <= 4, "64 e5m2 values at most");
-  if (e5m2_below<2, U>(x)) {
+  if (e5m2_below_4<U>(x)) {
     t = (double)fp8_tile_sum<CUREDUCE_F8_E5M2, U>(x);
     return true;
   }
@@ -456,7 +453,7 @@ template <cureduce_dtype IN, class Op, int U> struct vector_folder {
       // in the same chain (e5m2_exact_sum's split, or more chains, spill at 32 registers:
       // docs/design.md#accumulators).
       static_assert(U <= 4, "64 e5m2 values at most");
-      if (e5m2_below<2, U>(x)) {
+      if (e5m2_below_4<U>(x)) {
         acc[0] = Op::combine(acc[0], (double)fp8_tile_sum<IN, U>(x));
       } else {
 #pragma unroll
