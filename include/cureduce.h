@@ -14,6 +14,9 @@
  *   - -0.0, +-inf and subnormals behave as IEEE 754 says: the sum of only -0.0 values is -0.0;
  *     MIN(-0.0, +0.0) is -0.0 and MAX(-0.0, +0.0) is +0.0; subnormals are not flushed.
  *   - Integer sums wrap modulo 2^bits of the accumulator (two's complement).
+ *   - Sizes: an input whose elements span 2^63 bytes or more (n elements, a matrix's extent,
+ *     an axis's shape, a segment's end) is INVALID_VALUE: no memory holds it, and its byte
+ *     offsets would wrap.
  *   - The result is written in the accumulator dtype, except ARGMIN and ARGMAX, which write
  *     an int64_t index (the accumulator then only sets the precision of the comparison).
  *     Floating-point GPU results are deterministic: the same input, n and dtype give the same
@@ -204,7 +207,7 @@ CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cur
  * Empty rows or columns: with cols == 0 (rows) or rows == 0 (columns) every reduction is empty:
  * SUM and SUMSQ write zeros, the other ops return CUREDUCE_EMPTY and write nothing. No rows
  * (rows == 0 for cureduce_reduce_rows, cols == 0 for cureduce_reduce_cols) writes nothing and
- * returns SUCCESS. ld < cols, or rows * ld past 2^63 elements, is INVALID_VALUE.
+ * returns SUCCESS. ld < cols, or rows * ld elements past 2^63 bytes, is INVALID_VALUE.
  */
 
 /* One result per row: out[i] = op over d_in[i * ld + 0 .. i * ld + cols - 1] (rows results;
@@ -240,7 +243,7 @@ CUREDUCE_API cureduce_status cureduce_reduce_segments(cureduce_handle handle, cu
    shape without the axis. A batch of column reductions; inner == 1 is cureduce_reduce_rows and
    outer == 1 cureduce_reduce_cols, with the same bits. outer * inner == 0 writes nothing and
    returns SUCCESS; length == 0 makes every reduction empty, as for rows and columns; a shape
-   of 2^63 elements or more is INVALID_VALUE. */
+   of 2^63 bytes or more is INVALID_VALUE. */
 CUREDUCE_API cureduce_status cureduce_reduce_axis(cureduce_handle handle, cureduce_op op,
                                                   cureduce_dtype in_dtype, const void *d_in, uint64_t outer,
                                                   uint64_t length, uint64_t inner, cureduce_dtype acc_dtype,

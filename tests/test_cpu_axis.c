@@ -122,6 +122,33 @@ static void bad_arguments_should_get_their_status(void **state) {
                    CUREDUCE_ERROR_NULL_POINTER);
 }
 
+/* f64 shapes of fewer than 2^63 elements but 2^64 bytes or more: their byte offsets would wrap
+   back into the buffer, so they are refused and nothing is written. */
+static void extents_of_2pow63_bytes_should_be_invalid(void **state) {
+  (void)state;
+  const double x[2] = {1.25, 2.5};
+  double out[2] = {-1, -1};
+  const uint64_t far = (uint64_t)1 << 61; /* 2^61 f64 elements: 2^64 bytes */
+  assert_int_equal(
+      cureduce_cpu_reduce_rows(CUREDUCE_SUM_EXACT, CUREDUCE_F64, x, 2, 2, far, CUREDUCE_F64, out),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_SUM, CUREDUCE_F64, x, 2, 2, far, CUREDUCE_F64, out),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  const int64_t offsets[2] = {(int64_t)far, (int64_t)far + 2};
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F64, x, 1, offsets, CUREDUCE_F64, out),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_F64, x, 2, far / 2, 2, CUREDUCE_F64, out),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_true(out[0] == -1 && out[1] == -1);
+  /* just below 2^63 bytes is a valid shape: i8 rows ld apart, only the first row read */
+  const int8_t b[4] = {1, 2, 3, 4};
+  int64_t one;
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_I8, b, 1, 4, (uint64_t)INT64_MAX - 4,
+                                            CUREDUCE_I64, &one),
+                   CUREDUCE_SUCCESS);
+  assert_true(one == 10);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(rows_should_reduce_each_row_within_its_columns),
@@ -131,6 +158,7 @@ int main(void) {
       cmocka_unit_test(axis_edge_shapes_and_bad_arguments_should_get_their_status),
       cmocka_unit_test(empty_rows_and_columns_should_follow_the_full_reduction),
       cmocka_unit_test(bad_arguments_should_get_their_status),
+      cmocka_unit_test(extents_of_2pow63_bytes_should_be_invalid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

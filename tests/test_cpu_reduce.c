@@ -144,6 +144,12 @@ static void bad_arguments_should_return_a_status_and_write_nothing(void **state)
                    CUREDUCE_ERROR_NULL_POINTER);
   assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, 2, CUREDUCE_F32, NULL),
                    CUREDUCE_ERROR_NULL_POINTER);
+  /* n elements spanning 2^63 bytes or more (2^62 + 1 f32 values): no memory holds them */
+  assert_int_equal(
+      cureduce_cpu_reduce(CUREDUCE_SUM, CUREDUCE_F32, x, ((uint64_t)1 << 61) + 2, CUREDUCE_F32, &r),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_sum_exact(CUREDUCE_F32, x, ((uint64_t)1 << 62) + 1, CUREDUCE_F32, &r),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   assert_true(r == 9.0f);
 }
 

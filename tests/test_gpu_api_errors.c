@@ -58,6 +58,11 @@ static void each_bad_argument_should_have_its_own_status(void **state) {
                    CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 4, F32, (char *)d_out + 2, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE);
+  /* 2^62 f32 elements: 2^64 bytes, whose byte offsets would wrap back into the buffer */
+  assert_int_equal(cureduce_reduce(h, SUM, F32, d_in, 1ull << 62, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce(h, CUREDUCE_SUM_EXACT, F32, d_in, 1ull << 62, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   CUDA_OK(cudaDeviceSynchronize());
   assert_true(read_out() == 42.0f); /* nothing was written by any of them */
   assert_true(host_out == 0.0f);
@@ -101,6 +106,11 @@ static void axis_calls_should_check_their_arguments(void **state) {
                    CUREDUCE_ERROR_HOST_POINTER);
   assert_int_equal(cureduce_reduce_axis(h, SUM, F32, d_in, 1ull << 32, 1ull << 32, 2, F32, d_out, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE); /* 2^65 elements */
+  /* fewer than 2^63 elements but 2^64 bytes: rows 2^62 f32 elements apart, 2^60 x 2 x 2 */
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 2, 4, 1ull << 62, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F32, d_in, 1ull << 60, 2, 2, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_reduce_axis(h, CUREDUCE_ARGMAX, F32, d_in, 2, 0, 2, F32, d_out, NULL),
                    CUREDUCE_EMPTY);
   assert_int_equal(

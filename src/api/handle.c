@@ -90,6 +90,7 @@ static cureduce_status validate(cureduce_handle handle, cureduce_op op, cureduce
   if (!out || (n > 0 && !d_in))
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
+      !cr_extent_ok(n, cureduce_dtype_size(in_dtype)) ||
       (out_on_device && (uintptr_t)out % cureduce_result_size(op, *acc) != 0))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if ((n > 0 && !cr_is_device_pointer(d_in)) || (out_on_device && !cr_is_device_pointer(out)))
@@ -172,7 +173,7 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op, cur
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, elements, &acc, d_out, outputs);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!cr_matrix_shape_ok(rows, cols, ld))
+  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (outputs == 0)
     return CUREDUCE_SUCCESS;
@@ -203,7 +204,7 @@ cureduce_status cureduce_reduce_axis(cureduce_handle handle, cureduce_op op, cur
       validate_many(handle, op, in_dtype, d_in, outputs && length > 0, &acc_dtype, d_out, (uint64_t)outputs);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!cr_axis_shape_ok(outer, length, inner))
+  if (!cr_axis_shape_ok(outer, length, inner, cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (!outputs)
     return CUREDUCE_SUCCESS;
@@ -255,7 +256,7 @@ cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype
     return st;
   if (!d_state || (n > 0 && !d_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0)
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || !cr_extent_ok(n, cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   const cureduce_status sst = check_state(d_state);
   if (sst != CUREDUCE_SUCCESS)
@@ -278,7 +279,8 @@ cureduce_status cureduce_exact_accumulate_rows(cureduce_handle handle, cureduce_
   const int reads = rows > 0 && cols > 0;
   if ((rows > 0 && !d_states) || (reads && !d_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || !cr_matrix_shape_ok(rows, cols, ld) ||
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
+      !cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) ||
       rows > UINT64_MAX / (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)

@@ -1,18 +1,32 @@
-/* The one rule for a valid rows x cols matrix with leading dimension ld (cureduce.h), and for
- * an outer x length x inner array: the GPU and CPU calls both check them. */
+/* The one rule for a valid rows x cols matrix with leading dimension ld (cureduce.h), for an
+ * outer x length x inner array and for n elements: the GPU and CPU calls all check them. An
+ * extent of 2^63 bytes or more cannot be in memory, and its byte offsets would wrap. */
 #ifndef CUREDUCE_COMMON_MATRIX_SHAPE_H
 #define CUREDUCE_COMMON_MATRIX_SHAPE_H
 
 #include <stdint.h>
 
-/* 1 when ld >= cols and the last element, (rows - 1) * ld + cols - 1, stays below 2^63. */
-static inline int cr_matrix_shape_ok(uint64_t rows, uint64_t cols, uint64_t ld) {
-  return ld >= cols && !(rows > 0 && ld > 0 && rows - 1 > (UINT64_MAX / 2 - cols) / ld);
+/* Elements of `size` bytes that fit in less than 2^63 bytes. */
+static inline uint64_t cr_elements_max(uint64_t size) { return (UINT64_MAX / 2) / size; }
+
+/* 1 when n elements of `size` bytes span less than 2^63 bytes. */
+static inline int cr_extent_ok(uint64_t n, uint64_t size) { return n <= cr_elements_max(size); }
+
+/* 1 when ld >= cols and the matrix's extent, (rows - 1) * ld + cols elements of `size` bytes,
+   stays below 2^63 bytes. */
+static inline int cr_matrix_shape_ok(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t size) {
+  const uint64_t limit = cr_elements_max(size);
+  if (ld < cols)
+    return 0;
+  if (rows == 0)
+    return 1;
+  return cols <= limit && (ld == 0 || rows - 1 <= (limit - cols) / ld);
 }
 
-/* 1 when outer x length x inner elements number less than 2^63 (cureduce_reduce_axis). */
-static inline int cr_axis_shape_ok(uint64_t outer, uint64_t length, uint64_t inner) {
-  const uint64_t limit = UINT64_MAX / 2;
+/* 1 when outer x length x inner elements of `size` bytes span less than 2^63 bytes
+   (cureduce_reduce_axis). */
+static inline int cr_axis_shape_ok(uint64_t outer, uint64_t length, uint64_t inner, uint64_t size) {
+  const uint64_t limit = cr_elements_max(size);
   if (outer == 0 || length == 0 || inner == 0)
     return 1;
   return length <= limit / inner && outer <= limit / (length * inner);

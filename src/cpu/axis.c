@@ -1,10 +1,12 @@
 /* Row, column, axis and segment reductions on the CPU: each row, column or segment goes through
- * cureduce_cpu_reduce, so they share its semantics and its order of summation. The reference
- * of the GPU tests and the CLI's path without a GPU. Layer: CPU. */
+ * cureduce_cpu_reduce's core (work.h), so they share its semantics and its order of summation;
+ * the working memory is allocated once, before any output is written. The reference of the GPU
+ * tests and the CLI's path without a GPU. Layer: CPU. */
 #include "cureduce.h"
 
 #include "../common/dtype_facts.h"
 #include "../common/matrix_shape.h"
+#include "work.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@ static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const voi
     return st;
   if (!h_out || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_matrix_shape_ok(rows, cols, ld))
+  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   return CUREDUCE_SUCCESS;
 }
@@ -39,6 +41,77 @@ static int empty_reductions(cureduce_op op, uint64_t count, uint64_t length) {
   return count > 0 && length == 0 && !cr_op_empty_is_zero(op);
 }
 
+/* The rows of a checked matrix into h_out, in w. */
+static cureduce_status rows_in(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
+                               uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out,
+                               const cr_cpu_work *w) {
+  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
+  for (uint64_t i = 0; i < rows; ++i) {
+    const cureduce_status st = cr_cpu_reduce_in(op, in, (const char *)h_in + i * ld * size, cols, acc,
+                                                (char *)h_out + i * out_size, w);
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
+  return CUREDUCE_SUCCESS;
+}
+
+/* Work and, for columns (gather), a block to gather them in: allocated together before any
+   output is written. */
+typedef struct matrix_work {
+  cr_cpu_work w;
+  char *block;
+  uint64_t width; /* columns gathered at a time */
+} matrix_work;
+
+static void matrix_work_free(matrix_work *m) {
+  cr_cpu_work_free(&m->w);
+  free(m->block);
+}
+
+static cureduce_status matrix_work_alloc(matrix_work *m, cureduce_op op, cureduce_dtype in, uint64_t rows,
+                                         uint64_t cols, int gather) {
+  m->block = NULL;
+  m->width = 0;
+  if (cr_cpu_work_alloc(&m->w, cr_op_is_exact(op)) != CUREDUCE_SUCCESS)
+    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+  if (!gather)
+    return CUREDUCE_SUCCESS;
+  /* Columns are gathered up to COLS_GATHERED at a time, in one pass over the rows that copies
+     each row's stretch of them: one column at a time read a cache line per element per column,
+     which took most of the time of a column reduction. At most GATHER_BYTES of copies. */
+  enum { COLS_GATHERED = 16 };
+  const uint64_t GATHER_BYTES = (uint64_t)64 << 20, length = rows ? rows : 1, size = cureduce_dtype_size(in);
+  uint64_t width = cols < COLS_GATHERED ? (cols ? cols : 1) : COLS_GATHERED;
+  while (width > 1 && length > GATHER_BYTES / width / size)
+    width /= 2;
+  m->width = width;
+  m->block = malloc(width * length * size); /* column c of the group at block + c * rows */
+  if (m->block)
+    return CUREDUCE_SUCCESS;
+  matrix_work_free(m);
+  return CUREDUCE_ERROR_OUT_OF_MEMORY;
+}
+
+/* The columns of a checked matrix into h_out, in m. */
+static cureduce_status cols_in(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
+                               uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out,
+                               const matrix_work *m) {
+  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
+  cureduce_status st = CUREDUCE_SUCCESS;
+  for (uint64_t j0 = 0; j0 < cols && st == CUREDUCE_SUCCESS; j0 += m->width) {
+    const uint64_t w = cols - j0 < m->width ? cols - j0 : m->width;
+    for (uint64_t i = 0; i < rows; ++i) {
+      const char *src = (const char *)h_in + (i * ld + j0) * size;
+      for (uint64_t c = 0; c < w; ++c)
+        copy_element(m->block + (c * rows + i) * size, src + c * size, size);
+    }
+    for (uint64_t c = 0; c < w && st == CUREDUCE_SUCCESS; ++c)
+      st = cr_cpu_reduce_in(op, in, m->block + c * rows * size, rows, acc,
+                            (char *)h_out + (j0 + c) * out_size, &m->w);
+  }
+  return st;
+}
+
 cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
                                          uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out) {
   cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
@@ -46,14 +119,13 @@ cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, cons
     return st;
   if (empty_reductions(op, rows, cols))
     return CUREDUCE_EMPTY;
-  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
-  for (uint64_t i = 0; i < rows; ++i) {
-    st = cureduce_cpu_reduce(op, in, (const char *)h_in + i * ld * size, cols, acc,
-                             (char *)h_out + i * out_size);
-    if (st != CUREDUCE_SUCCESS)
-      return st;
-  }
-  return CUREDUCE_SUCCESS;
+  cr_cpu_work w;
+  st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  st = rows_in(op, in, h_in, rows, cols, ld, acc, h_out, &w);
+  cr_cpu_work_free(&w);
+  return st;
 }
 
 cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
@@ -63,30 +135,12 @@ cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in, cons
     return st;
   if (empty_reductions(op, cols, rows))
     return CUREDUCE_EMPTY;
-  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
-  /* Columns are gathered up to COLS_GATHERED at a time, in one pass over the rows that copies
-     each row's stretch of them: one column at a time read a cache line per element per column,
-     which took most of the time of a column reduction. At most GATHER_BYTES of copies. */
-  enum { COLS_GATHERED = 16 };
-  const uint64_t GATHER_BYTES = (uint64_t)64 << 20, length = rows ? rows : 1;
-  uint64_t width = cols < COLS_GATHERED ? (cols ? cols : 1) : COLS_GATHERED;
-  while (width > 1 && length > GATHER_BYTES / width / size)
-    width /= 2;
-  char *block = malloc(width * length * size); /* column c of the group at block + c * rows */
-  if (!block)
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
-  for (uint64_t j0 = 0; j0 < cols && st == CUREDUCE_SUCCESS; j0 += width) {
-    const uint64_t w = cols - j0 < width ? cols - j0 : width;
-    for (uint64_t i = 0; i < rows; ++i) {
-      const char *src = (const char *)h_in + (i * ld + j0) * size;
-      for (uint64_t c = 0; c < w; ++c)
-        copy_element(block + (c * rows + i) * size, src + c * size, size);
-    }
-    for (uint64_t c = 0; c < w && st == CUREDUCE_SUCCESS; ++c)
-      st = cureduce_cpu_reduce(op, in, block + c * rows * size, rows, acc,
-                               (char *)h_out + (j0 + c) * out_size);
-  }
-  free(block);
+  matrix_work m;
+  st = matrix_work_alloc(&m, op, in, rows, cols, 1);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  st = cols_in(op, in, h_in, rows, cols, ld, acc, h_out, &m);
+  matrix_work_free(&m);
   return st;
 }
 
@@ -99,7 +153,7 @@ cureduce_status cureduce_cpu_reduce_axis(cureduce_op op, cureduce_dtype in, cons
   const int outputs = outer > 0 && inner > 0;
   if ((outputs && !h_out) || (outputs && length > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_axis_shape_ok(outer, length, inner))
+  if (!cr_axis_shape_ok(outer, length, inner, cureduce_dtype_size(in)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (!outputs)
     return CUREDUCE_SUCCESS;
@@ -107,10 +161,15 @@ cureduce_status cureduce_cpu_reduce_axis(cureduce_op op, cureduce_dtype in, cons
     return cureduce_cpu_reduce_rows(op, in, h_in, outer, length, length, acc, h_out);
   if (empty_reductions(op, inner, length))
     return CUREDUCE_EMPTY;
+  matrix_work m;
+  st = matrix_work_alloc(&m, op, in, length, inner, 1);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
   const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
   for (uint64_t o = 0; o < outer && st == CUREDUCE_SUCCESS; ++o)
-    st = cureduce_cpu_reduce_cols(op, in, (const char *)h_in + o * length * inner * size, length, inner,
-                                  inner, acc, (char *)h_out + o * inner * out_size);
+    st = cols_in(op, in, (const char *)h_in + o * length * inner * size, length, inner, inner, acc,
+                 (char *)h_out + o * inner * out_size, &m);
+  matrix_work_free(&m);
   return st;
 }
 
@@ -122,17 +181,24 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
     return st;
   if (!h_out || !h_offsets)
     return CUREDUCE_ERROR_NULL_POINTER;
+  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
   for (uint64_t s = 0; s < num_segments; ++s)
     if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
       return CUREDUCE_ERROR_INVALID_VALUE;
+  if (num_segments > 0 && !cr_extent_ok((uint64_t)h_offsets[num_segments], size))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0] && !h_in)
     return CUREDUCE_ERROR_NULL_POINTER;
-  const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
-  for (uint64_t s = 0; s < num_segments; ++s) {
-    st = cureduce_cpu_reduce(op, in, (const char *)h_in + (uint64_t)h_offsets[s] * size,
-                             (uint64_t)(h_offsets[s + 1] - h_offsets[s]), acc, (char *)h_out + s * out_size);
-    if (st != CUREDUCE_SUCCESS && st != CUREDUCE_EMPTY) /* an empty segment: left untouched */
-      return st;
+  cr_cpu_work w;
+  st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  for (uint64_t s = 0; s < num_segments && st == CUREDUCE_SUCCESS; ++s) {
+    st = cr_cpu_reduce_in(op, in, (const char *)h_in + (uint64_t)h_offsets[s] * size,
+                          (uint64_t)(h_offsets[s + 1] - h_offsets[s]), acc, (char *)h_out + s * out_size, &w);
+    if (st == CUREDUCE_EMPTY) /* an empty segment: left untouched */
+      st = CUREDUCE_SUCCESS;
   }
-  return CUREDUCE_SUCCESS;
+  cr_cpu_work_free(&w);
+  return st;
 }

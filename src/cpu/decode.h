@@ -22,10 +22,6 @@ void cr_decode_float(cureduce_dtype d, const void *in, uint64_t first, size_t co
 /* out[k] = value of element first + k, for k < count (an integer dtype). */
 void cr_decode_int(cureduce_dtype d, const void *in, uint64_t first, size_t count, int64_t *out);
 
-/* cureduce_cpu_reduce for SUM_EXACT and MEAN_EXACT (exact_sum.c; arguments checked). */
-cureduce_status cr_cpu_exact(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
-                             cureduce_dtype out, void *h_out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -5,33 +5,13 @@
 #include "../common/matrix_shape.h"
 #include "decode.h"
 #include "superacc.h"
+#include "work.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-/* What adding elements takes: a superaccumulator and a decode buffer (CR_DECODE_CHUNK doubles),
-   allocated together before any state or output changes, so that nothing fails after. */
-typedef struct scratch {
-  superacc *sa;
-  double *buf;
-} scratch;
-
-static void scratch_free(scratch *s) {
-  free(s->sa);
-  free(s->buf);
-}
-
-static cureduce_status scratch_alloc(scratch *s) {
-  s->sa = malloc(sizeof *s->sa);
-  s->buf = malloc(CR_DECODE_CHUNK * sizeof *s->buf);
-  if (s->sa && s->buf)
-    return CUREDUCE_SUCCESS;
-  scratch_free(s);
-  return CUREDUCE_ERROR_OUT_OF_MEMORY;
-}
-
 /* s->sa = the n elements at h_in (a float dtype; arguments checked), carried. */
-static void accumulate(scratch *s, cureduce_dtype in, const void *h_in, uint64_t n) {
+static void accumulate(const cr_cpu_work *s, cureduce_dtype in, const void *h_in, uint64_t n) {
   sa_init(s->sa);
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
@@ -43,7 +23,8 @@ static void accumulate(scratch *s, cureduce_dtype in, const void *h_in, uint64_t
 }
 
 /* state += the n elements at h_in, carried. */
-static void add_to_state(scratch *s, cureduce_dtype in, const void *h_in, uint64_t n, int64_t *state) {
+static void add_to_state(const cr_cpu_work *s, cureduce_dtype in, const void *h_in, uint64_t n,
+                         int64_t *state) {
   accumulate(s, in, h_in, n);
   for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
     s->sa->w[i] += state[i];
@@ -62,15 +43,9 @@ static cureduce_status finish(const int64_t *w, int mean, cureduce_dtype out, vo
 
 /* cureduce_cpu_reduce's SUM_EXACT and MEAN_EXACT (arguments checked, n > 0 for the mean). */
 cureduce_status cr_cpu_exact(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
-                             cureduce_dtype out, void *h_out) {
-  scratch s;
-  cureduce_status st = scratch_alloc(&s);
-  if (st != CUREDUCE_SUCCESS)
-    return st;
-  accumulate(&s, in, h_in, n);
-  st = finish(s.sa->w, op == CUREDUCE_MEAN_EXACT, out, h_out);
-  scratch_free(&s);
-  return st;
+                             cureduce_dtype out, void *h_out, const cr_cpu_work *w) {
+  accumulate(w, in, h_in, n);
+  return finish(w->sa->w, op == CUREDUCE_MEAN_EXACT, out, h_out);
 }
 
 cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
@@ -80,7 +55,7 @@ cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in
     return st;
   if (!h_out || (n > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  return cr_cpu_exact(CUREDUCE_SUM_EXACT, in_dtype, h_in, n, out_dtype, h_out);
+  return cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in_dtype, h_in, n, out_dtype, h_out);
 }
 
 cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
@@ -90,12 +65,14 @@ cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const voi
     return ok;
   if (!h_state || (n > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  scratch s;
-  const cureduce_status st = scratch_alloc(&s);
+  if (!cr_extent_ok(n, cureduce_dtype_size(in_dtype)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  cr_cpu_work s;
+  const cureduce_status st = cr_cpu_work_alloc(&s, 1);
   if (st != CUREDUCE_SUCCESS)
     return st;
   add_to_state(&s, in_dtype, h_in, n, h_state);
-  scratch_free(&s);
+  cr_cpu_work_free(&s);
   return CUREDUCE_SUCCESS;
 }
 
@@ -106,19 +83,19 @@ cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, cons
     return ok;
   if ((rows > 0 && !h_states) || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_matrix_shape_ok(rows, cols, ld))
+  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0 || cols == 0)
     return CUREDUCE_SUCCESS;
-  scratch s;
-  const cureduce_status st = scratch_alloc(&s);
+  cr_cpu_work s;
+  const cureduce_status st = cr_cpu_work_alloc(&s, 1);
   if (st != CUREDUCE_SUCCESS)
     return st;
   const size_t size = cureduce_dtype_size(in_dtype);
   for (uint64_t r = 0; r < rows; ++r)
     add_to_state(&s, in_dtype, (const char *)h_in + r * ld * size, cols,
                  h_states + r * CUREDUCE_EXACT_STATE_WORDS);
-  scratch_free(&s);
+  cr_cpu_work_free(&s);
   return CUREDUCE_SUCCESS;
 }
 
@@ -136,19 +113,19 @@ cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, 
   for (uint64_t s = 0; s < num_segments; ++s) /* all checked before any state changes */
     if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
       return CUREDUCE_ERROR_INVALID_VALUE;
-  if ((uint64_t)h_offsets[num_segments] > SIZE_MAX / size)
+  if (!cr_extent_ok((uint64_t)h_offsets[num_segments], size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (h_offsets[num_segments] > h_offsets[0] && !h_in)
     return CUREDUCE_ERROR_NULL_POINTER;
-  scratch s;
-  const cureduce_status st = scratch_alloc(&s);
+  cr_cpu_work s;
+  const cureduce_status st = cr_cpu_work_alloc(&s, 1);
   if (st != CUREDUCE_SUCCESS)
     return st;
   for (uint64_t k = 0; k < num_segments; ++k)
     if (h_offsets[k + 1] > h_offsets[k])
       add_to_state(&s, in_dtype, (const char *)h_in + (uint64_t)h_offsets[k] * size,
                    (uint64_t)(h_offsets[k + 1] - h_offsets[k]), h_states + k * CUREDUCE_EXACT_STATE_WORDS);
-  scratch_free(&s);
+  cr_cpu_work_free(&s);
   return CUREDUCE_SUCCESS;
 }
 

@@ -8,7 +8,9 @@
 
 #include "../common/convert.h"
 #include "../common/float_order.h"
+#include "../common/matrix_shape.h"
 #include "decode.h"
+#include "work.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -163,13 +165,8 @@ static void write_int(cureduce_dtype acc, int64_t v, void *h_out) {
   }
 }
 
-cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in, uint64_t n,
-                                    cureduce_dtype acc_dtype, void *h_out) {
-  cureduce_status st = cureduce_resolve_acc(op, in_dtype, acc_dtype, &acc_dtype);
-  if (st != CUREDUCE_SUCCESS)
-    return st;
-  if (!h_out || (n > 0 && !h_in))
-    return CUREDUCE_ERROR_NULL_POINTER;
+cureduce_status cr_cpu_reduce_in(cureduce_op op, cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                 cureduce_dtype acc_dtype, void *h_out, const cr_cpu_work *w) {
   if (n == 0) {
     if (!cr_op_empty_is_zero(op))
       return CUREDUCE_EMPTY;
@@ -178,21 +175,35 @@ cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, con
     write_int(acc_dtype, 0, h_out);
     return CUREDUCE_SUCCESS;
   }
-
   if (cr_op_is_exact(op))
-    return cr_cpu_exact(op, in_dtype, h_in, n, acc_dtype, h_out);
-  void *buf = malloc(CR_DECODE_CHUNK * sizeof(double));
-  if (!buf)
-    return CUREDUCE_ERROR_OUT_OF_MEMORY;
+    return cr_cpu_exact(op, in_dtype, h_in, n, acc_dtype, h_out, w);
   if (op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX) {
-    const int64_t idx = arg_scan(op, in_dtype, h_in, n, acc_dtype, buf);
+    const int64_t idx = arg_scan(op, in_dtype, h_in, n, acc_dtype, w->buf);
     memcpy(h_out, &idx, sizeof idx);
-  } else if (cr_dtype_is_float(acc_dtype)) {
-    const double v = reduce_float(op, in_dtype, h_in, n, rounding_of(acc_dtype), buf);
-    st = cureduce_from_double(acc_dtype, v, h_out); /* exact: v is a value of acc_dtype */
-  } else {
-    write_int(acc_dtype, reduce_int(op, in_dtype, h_in, n, buf), h_out);
+    return CUREDUCE_SUCCESS;
   }
-  free(buf);
+  if (cr_dtype_is_float(acc_dtype)) {
+    const double v = reduce_float(op, in_dtype, h_in, n, rounding_of(acc_dtype), w->buf);
+    return cureduce_from_double(acc_dtype, v, h_out); /* exact: v is a value of acc_dtype */
+  }
+  write_int(acc_dtype, reduce_int(op, in_dtype, h_in, n, (int64_t *)w->buf), h_out);
+  return CUREDUCE_SUCCESS;
+}
+
+cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                    cureduce_dtype acc_dtype, void *h_out) {
+  cureduce_status st = cureduce_resolve_acc(op, in_dtype, acc_dtype, &acc_dtype);
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  if (!h_out || (n > 0 && !h_in))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if (!cr_extent_ok(n, cureduce_dtype_size(in_dtype)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  cr_cpu_work w;
+  st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
+  if (st != CUREDUCE_SUCCESS)
+    return st;
+  st = cr_cpu_reduce_in(op, in_dtype, h_in, n, acc_dtype, h_out, &w);
+  cr_cpu_work_free(&w);
   return st;
 }

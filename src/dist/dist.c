@@ -220,7 +220,8 @@ cureduce_status cureduce_dist_reduce(cureduce_dist dist, cureduce_op op, cureduc
   cureduce_status st = validate(dist, op, in_dtype, d_in, n_local > 0, &acc_dtype, d_out, 1);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (n_local > n_global || n_global > (uint64_t)INT64_MAX)
+  if (n_local > n_global || n_global > (uint64_t)INT64_MAX ||
+      !cr_extent_ok(n_local, cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   /* The same on every rank: the library's empty rule, no communication. One rank's result is
      cureduce_reduce's (its shard is the whole array): no pack, collective or combine. */
@@ -245,7 +246,7 @@ cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cu
       validate(dist, op, in_dtype, d_in, rows > 0 && cols_local > 0, &acc_dtype, d_out, rows > 0);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!cr_matrix_shape_ok(rows, cols_local, ld) || cols_local > cols_global ||
+  if (!cr_matrix_shape_ok(rows, cols_local, ld, cureduce_dtype_size(in_dtype)) || cols_local > cols_global ||
       cols_global > (uint64_t)INT64_MAX || rows > dist->row_capacity)
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
