@@ -56,7 +56,7 @@ static cureduce_status rows_in(cureduce_op op, cureduce_dtype in, const void *h_
 }
 
 /* Work and, for columns (gather), a block to gather them in: allocated together before any
-   output is written. */
+   output is written (matrix_work_free frees either). */
 typedef struct matrix_work {
   cr_cpu_work w;
   char *block;
@@ -112,36 +112,34 @@ static cureduce_status cols_in(cureduce_op op, cureduce_dtype in, const void *h_
   return st;
 }
 
-cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
-                                         uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out) {
+/* Rows (one result a row) or columns (one a column) of a matrix: checked, then the work
+   allocated, then the outputs written. */
+static cureduce_status reduce_matrix(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
+                                     uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out,
+                                     int columns) {
   cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (empty_reductions(op, rows, cols))
+  if (columns ? empty_reductions(op, cols, rows) : empty_reductions(op, rows, cols))
     return CUREDUCE_EMPTY;
-  cr_cpu_work w;
-  st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
+  matrix_work m;
+  st = matrix_work_alloc(&m, op, in, rows, cols, columns);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  st = rows_in(op, in, h_in, rows, cols, ld, acc, h_out, &w);
-  cr_cpu_work_free(&w);
+  st = columns ? cols_in(op, in, h_in, rows, cols, ld, acc, h_out, &m)
+               : rows_in(op, in, h_in, rows, cols, ld, acc, h_out, &m.w);
+  matrix_work_free(&m);
   return st;
+}
+
+cureduce_status cureduce_cpu_reduce_rows(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
+                                         uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out) {
+  return reduce_matrix(op, in, h_in, rows, cols, ld, acc, h_out, 0);
 }
 
 cureduce_status cureduce_cpu_reduce_cols(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
                                          uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out) {
-  cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
-  if (st != CUREDUCE_SUCCESS)
-    return st;
-  if (empty_reductions(op, cols, rows))
-    return CUREDUCE_EMPTY;
-  matrix_work m;
-  st = matrix_work_alloc(&m, op, in, rows, cols, 1);
-  if (st != CUREDUCE_SUCCESS)
-    return st;
-  st = cols_in(op, in, h_in, rows, cols, ld, acc, h_out, &m);
-  matrix_work_free(&m);
-  return st;
+  return reduce_matrix(op, in, h_in, rows, cols, ld, acc, h_out, 1);
 }
 
 /* One column reduction per outer slab (a row reduction when inner == 1): the GPU's grouping. */

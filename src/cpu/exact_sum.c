@@ -48,16 +48,6 @@ cureduce_status cr_cpu_exact(cureduce_op op, cureduce_dtype in, const void *h_in
   return finish(w->sa->w, op == CUREDUCE_MEAN_EXACT, out, h_out);
 }
 
-cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
-                                       cureduce_dtype out_dtype, void *h_out) {
-  const cureduce_status st = cureduce_resolve_acc(CUREDUCE_SUM_EXACT, in_dtype, out_dtype, &out_dtype);
-  if (st != CUREDUCE_SUCCESS)
-    return st;
-  if (!h_out || (n > 0 && !h_in))
-    return CUREDUCE_ERROR_NULL_POINTER;
-  return cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in_dtype, h_in, n, out_dtype, h_out);
-}
-
 cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
                                               int64_t *h_state) {
   const cureduce_status ok = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);

@@ -207,3 +207,8 @@ cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, con
   cr_cpu_work_free(&w);
   return st;
 }
+
+cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, const void *h_in, uint64_t n,
+                                       cureduce_dtype out_dtype, void *h_out) {
+  return cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in_dtype, h_in, n, out_dtype, h_out);
+}
