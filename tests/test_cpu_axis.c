@@ -140,13 +140,18 @@ static void extents_of_2pow63_bytes_should_be_invalid(void **state) {
   assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_F64, x, 2, far / 2, 2, CUREDUCE_F64, out),
                    CUREDUCE_ERROR_INVALID_VALUE);
   assert_true(out[0] == -1 && out[1] == -1);
-  /* just below 2^63 bytes is a valid shape: i8 rows ld apart, only the first row read */
+  /* at the limit: two empty i8 rows ld apart span ld bytes, valid up to 2^63 - 1 */
   const int8_t b[4] = {1, 2, 3, 4};
-  int64_t one;
-  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_I8, b, 1, 4, (uint64_t)INT64_MAX - 4,
-                                            CUREDUCE_I64, &one),
-                   CUREDUCE_SUCCESS);
-  assert_true(one == 10);
+  int64_t two[2] = {7, 7};
+  assert_int_equal(
+      cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_I8, b, 2, 0, (uint64_t)INT64_MAX, CUREDUCE_I64, two),
+      CUREDUCE_SUCCESS);
+  assert_true(two[0] == 0 && two[1] == 0);
+  two[0] = 7;
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_I8, b, 2, 0, (uint64_t)INT64_MAX + 1,
+                                            CUREDUCE_I64, two),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_true(two[0] == 7);
 }
 
 int main(void) {

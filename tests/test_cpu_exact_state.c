@@ -115,7 +115,7 @@ static void bad_arguments_should_leave_the_state_alone(void **state) {
   assert_int_equal(cureduce_cpu_exact_accumulate((cureduce_dtype)77, x, 2, w), CUREDUCE_ERROR_INVALID_DTYPE);
   assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F32, NULL, 2, w), CUREDUCE_ERROR_NULL_POINTER);
   assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F32, x, 2, NULL), CUREDUCE_ERROR_NULL_POINTER);
-  /* 2^62 f32 elements and 2^61 + 1 f32 rows 2^61 apart span 2^64 bytes or more */
+  /* 2^62 f32 elements, and 2 f32 rows 2^62 apart, span 2^64 bytes or more */
   assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F32, x, (uint64_t)1 << 62, w),
                    CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F32, x, 2, 2, (uint64_t)1 << 62, w),

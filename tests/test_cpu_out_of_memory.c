@@ -107,10 +107,34 @@ static void failed_allocations_should_leave_the_states_alone(void **state) {
   check_call("state", state_one, CUREDUCE_SUM_EXACT, WORDS * sizeof(int64_t), 1);
 }
 
+/* Calls with nothing to read allocate nothing, so they cannot run out of memory. */
+static void empty_inputs_should_allocate_nothing(void **state) {
+  (void)state;
+  float out[COLS] = {7, 7, 7, 7};
+  calls = 0;
+  fail_at = 1;
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MAX, CUREDUCE_F32, NULL, 0, CUREDUCE_F32, out),
+                   CUREDUCE_EMPTY);
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, NULL, ROWS, 0, 0, CUREDUCE_F32, out),
+                   CUREDUCE_SUCCESS);
+  assert_int_equal(
+      cureduce_cpu_reduce_cols(CUREDUCE_SUM, CUREDUCE_F32, NULL, (uint64_t)1 << 40, 0, 0, CUREDUCE_F32, out),
+      CUREDUCE_SUCCESS);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_F32, NULL, 2, 0, 2, CUREDUCE_F32, out),
+                   CUREDUCE_SUCCESS);
+  static const int64_t none[3] = {4, 4, 4};
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 2, none, CUREDUCE_F32, out),
+                   CUREDUCE_SUCCESS);
+  fail_at = 0;
+  assert_int_equal(calls, 0);
+  assert_true(out[0] == 0 && out[3] == 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(failed_allocations_should_leave_the_outputs_alone),
       cmocka_unit_test(failed_allocations_should_leave_the_states_alone),
+      cmocka_unit_test(empty_inputs_should_allocate_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,6 +112,18 @@ static cureduce_status cols_in(cureduce_op op, cureduce_dtype in, const void *h_
   return st;
 }
 
+/* `count` empty reductions (SUM and SUMSQ: zeros): nothing to read, no work. */
+static cureduce_status write_empty(cureduce_op op, cureduce_dtype in, cureduce_dtype acc, void *h_out,
+                                   uint64_t count) {
+  const size_t out_size = cureduce_result_size(op, acc);
+  for (uint64_t i = 0; i < count; ++i) {
+    const cureduce_status st = cr_cpu_reduce_in(op, in, NULL, 0, acc, (char *)h_out + i * out_size, NULL);
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
+  return CUREDUCE_SUCCESS;
+}
+
 /* Rows (one result a row) or columns (one a column) of a matrix: checked, then the work
    allocated, then the outputs written. */
 static cureduce_status reduce_matrix(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
@@ -120,8 +132,11 @@ static cureduce_status reduce_matrix(cureduce_op op, cureduce_dtype in, const vo
   cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (columns ? empty_reductions(op, cols, rows) : empty_reductions(op, rows, cols))
+  const uint64_t outputs = columns ? cols : rows, length = columns ? rows : cols;
+  if (empty_reductions(op, outputs, length))
     return CUREDUCE_EMPTY;
+  if (outputs == 0 || length == 0)
+    return write_empty(op, in, acc, h_out, length == 0 ? outputs : 0);
   matrix_work m;
   st = matrix_work_alloc(&m, op, in, rows, cols, columns);
   if (st != CUREDUCE_SUCCESS)
@@ -159,6 +174,8 @@ cureduce_status cureduce_cpu_reduce_axis(cureduce_op op, cureduce_dtype in, cons
     return cureduce_cpu_reduce_rows(op, in, h_in, outer, length, length, acc, h_out);
   if (empty_reductions(op, inner, length))
     return CUREDUCE_EMPTY;
+  if (length == 0)
+    return write_empty(op, in, acc, h_out, outer * inner);
   matrix_work m;
   st = matrix_work_alloc(&m, op, in, length, inner, 1);
   if (st != CUREDUCE_SUCCESS)
@@ -187,10 +204,12 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0] && !h_in)
     return CUREDUCE_ERROR_NULL_POINTER;
-  cr_cpu_work w;
-  st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
-  if (st != CUREDUCE_SUCCESS)
-    return st;
+  cr_cpu_work w = {NULL, NULL}; /* none where no segment has an element */
+  if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0]) {
+    st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
+    if (st != CUREDUCE_SUCCESS)
+      return st;
+  }
   for (uint64_t s = 0; s < num_segments && st == CUREDUCE_SUCCESS; ++s) {
     st = cr_cpu_reduce_in(op, in, (const char *)h_in + (uint64_t)h_offsets[s] * size,
                           (uint64_t)(h_offsets[s + 1] - h_offsets[s]), acc, (char *)h_out + s * out_size, &w);

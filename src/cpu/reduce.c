@@ -199,6 +199,8 @@ cureduce_status cureduce_cpu_reduce(cureduce_op op, cureduce_dtype in_dtype, con
     return CUREDUCE_ERROR_NULL_POINTER;
   if (!cr_extent_ok(n, cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
+  if (n == 0) /* nothing to read: no work to allocate */
+    return cr_cpu_reduce_in(op, in_dtype, h_in, 0, acc_dtype, h_out, NULL);
   cr_cpu_work w;
   st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
   if (st != CUREDUCE_SUCCESS)

@@ -31,8 +31,8 @@ static inline cureduce_status cr_cpu_work_alloc(cr_cpu_work *w, int exact) {
   return CUREDUCE_ERROR_OUT_OF_MEMORY;
 }
 
-/* cureduce_cpu_reduce with its arguments checked and acc resolved, in w (allocated for op):
-   it fails only as cureduce_cpu_reduce does for n == 0 (EMPTY). */
+/* cureduce_cpu_reduce with its arguments checked and acc resolved, in w (allocated for op; NULL
+   for n == 0): it fails only as cureduce_cpu_reduce does for n == 0 (EMPTY). */
 cureduce_status cr_cpu_reduce_in(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
                                  cureduce_dtype acc, void *h_out, const cr_cpu_work *w);
 
