@@ -161,6 +161,64 @@ static void full_arrays_of_declined_tiles_should_match_cpu(void **state) {
   free(host);
 }
 
+/* Full arrays of f32 and bf16 tiles at the edge of exact_tile's check: every 16-byte vector
+   holds its largest value at exponent field F and its smallest at F - S, for spreads S on both
+   sides of each bound (f32: 18 fields in the full-array kernel's groups of 8 elements; bf16: 12
+   for the plain f32 sum and 32 for the split, groups of 16), with random significands whose
+   lowest bit is set, of one sign per 16 elements, and F in the middle of the range or at its
+   top (where groups of values from 2^(F - 127) decline). The second half holds the first
+   half's values negated, one element further on, so that no tile meets its own negation: the
+   exact sum is +0.0, and any tile summed inexactly leaves a nonzero result. */
+static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
+  (void)state;
+  static const struct {
+    cureduce_dtype in;
+    int top_field, spreads[6];
+  } CASES[] = {{CUREDUCE_F32, 250, {16, 17, 18, 19, 20, 0}}, {CUREDUCE_BF16, 249, {12, 13, 31, 32, 33, 0}}};
+  const uint64_t n = g_max_n < (1u << 20) ? g_max_n & ~(uint64_t)31 : 1u << 20, half = n / 2;
+  uint64_t rng = tu_seed() + 11;
+  for (size_t c = 0; c < sizeof CASES / sizeof *CASES; ++c) {
+    const cureduce_dtype in = CASES[c].in;
+    if (!input_wanted(in))
+      continue;
+    const int mant = in == CUREDUCE_F32 ? 23 : 7, lanes = 16 / (int)cureduce_dtype_size(in);
+    const int fields[] = {140, CASES[c].top_field, CASES[c].top_field + 1};
+    for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)
+      for (const int *sp = CASES[c].spreads; *sp; ++sp) {
+        uint64_t *vals = malloc(half * sizeof *vals);
+        assert_non_null(vals);
+        for (uint64_t i = 0; i < half; ++i) {
+          const int lane = (int)(i % (uint64_t)lanes);
+          const int field = lane == 0           ? fields[f]
+                            : lane == lanes - 1 ? fields[f] - *sp
+                                                : fields[f] - (int)(tu_next(&rng) % (uint64_t)(*sp + 1));
+          const uint64_t sign = (i / 16) % 2 ? 1ull << (mant + 8) : 0;
+          vals[i] = sign | (uint64_t)field << mant | (tu_next(&rng) & ex_mask(mant)) | 1;
+        }
+        for (uint64_t i = 0; i < half; ++i) {
+          ex_store(in, g_host, i, vals[i]);
+          ex_store(in, g_host, half + i, vals[(i + 1) % half] ^ 1ull << (mant + 8));
+        }
+        free(vals);
+        CUDA_OK(cudaMemcpy(g_in, g_host, n * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
+        cureduce_dtype outs[3];
+        const int nout = outputs_of(in, outs);
+        for (int k = 0; k < nout; ++k) {
+          unsigned char want[8] = {0}, got[8] = {0}, zero[8] = {0};
+          assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in, g_host, n, outs[k], want), 0);
+          assert_memory_equal(want, zero, sizeof zero); /* the construction: an exact zero */
+          assert_int_equal(cureduce_reduce(g_handle, CUREDUCE_SUM_EXACT, in, g_in, n, outs[k], g_out, NULL),
+                           0);
+          CUDA_OK(cudaMemcpy(got, g_out, cureduce_dtype_size(outs[k]), cudaMemcpyDeviceToHost));
+          char what[128];
+          snprintf(what, sizeof what, "sum_exact %s->%s n=%llu: fields %d and %d", cureduce_dtype_name(in),
+                   cureduce_dtype_name(outs[k]), (unsigned long long)n, fields[f], fields[f] - *sp);
+          expect_same(got, want, cureduce_dtype_size(outs[k]), what);
+        }
+      }
+  }
+}
+
 /* A matrix of rows x cols elements, ld apart, in g_host and g_in (the same bits), reduced along
    its rows (axis 0), columns (1), its first rows * cols elements cut into nseg segments at
    offsets (2; d_offsets the device's copy) or the middle axis of rows x (ld / inner) x inner
@@ -1076,6 +1134,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(full_arrays_should_match_cpu, count_test),
       cmocka_unit_test_setup(full_arrays_of_declined_tiles_should_match_cpu, count_test),
+      cmocka_unit_test_setup(tiles_at_the_check_bound_should_cancel_to_zero, count_test),
       cmocka_unit_test_setup(rows_cols_segments_axes_should_match_cpu, count_test),
       cmocka_unit_test_setup(middle_axis_of_many_small_matrices_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_in_teams_of_four_should_match_cpu, count_test),

@@ -135,9 +135,12 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
 #pragma unroll
     for (int u = 0; u < U; ++u)
       not_neg_zero |= !all_negative_zero<IN>(x[u]);
-    // 16-bit inputs sum two vectors at a time: bf16's f32 values for four would not fit the 64
-    // registers the launch bounds allow (they spilled), and f16's split holds 16 at most.
-    constexpr int G = sizeof(storage_t<IN>) == 2 && U % 2 == 0 ? 2 : U;
+    // Two vectors at a time: for 16-bit inputs, whose f32 values for four would not fit the 64
+    // registers the launch bounds allow (bf16 spilled) and whose f16 split holds 16 at most; for
+    // f32 where it has limbs (full arrays), since a check of 8 elements allows 18 exponent
+    // fields, not 16, so that uniform data's rare tiny values seldom decline a tile: a declined
+    // tile cost its block up to a microsecond (docs/design.md#exact-tiles-what-the-checks-cost).
+    constexpr int G = (sizeof(storage_t<IN>) == 2 || (IN == CUREDUCE_F32 && LIMBS)) && U % 2 == 0 ? 2 : U;
     using Part = V[G];
 #pragma unroll
     for (int g = 0; g < U; g += G) {
