@@ -112,6 +112,29 @@ template <cureduce_dtype IN, int U> struct exact_tile {
     return __dadd_rn((double)__fadd_rn(sh0, sh1), (double)__fadd_rn(sl0, sl1));
   }
 
+  // bf16: the largest exponent field of the U vectors and the smallest of their nonzero
+  // elements (at least 1), the f32 check's fields, from the packed words: each 16-bit half's
+  // magnitude (its exponent field in bits 7..14) is ordered as its field, so a mask, a
+  // per-half add-and-min and half a three-way max cover two elements (sm_90 has both per-half
+  // instructions), about half the instructions of the check on the f32 values.
+  static __device__ __forceinline__ void bf16_fields(const V (&x)[U], int &hi, int &lo) {
+    unsigned mx = 0u, mn = ~0u;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      unsigned w[4];
+      memcpy(w, &x[u], 16);
+#pragma unroll
+      for (int k = 0; k < 4; k += 2) {
+        const unsigned m0 = w[k] & 0x7fff7fffu, m1 = w[k + 1] & 0x7fff7fffu;
+        mx = __vimax3_u16x2(mx, m0, m1);
+        mn = __viaddmin_u16x2(m0, 0xffffffffu, mn); // a zero half becomes 0xffff: no constraint
+        mn = __viaddmin_u16x2(m1, 0xffffffffu, mn);
+      }
+    }
+    hi = (int)(max(mx >> 16, mx & 0xffffu) >> 7);
+    lo = max((int)(((min(mn >> 16, mn & 0xffffu) + 1u) & 0xffffu) >> 7), 1);
+  }
+
   // hi: the largest exponent field, where the tile is declined (for add_vector_leaving_small).
   static __device__ __forceinline__ bool sum(const V (&x)[U], double &t, int &hi_field) {
     if constexpr (IN == CUREDUCE_F16) {
@@ -137,12 +160,20 @@ template <cureduce_dtype IN, int U> struct exact_tile {
 #pragma unroll
         for (int i = 0; i < N; ++i) {
           v[u][i] = value(x, u, i);
-          const unsigned a = __float_as_uint(v[u][i]) << 1; // no sign: exponent field in bits 24..31
-          mx = max(mx, a);
-          mn = min(mn, a - 1u); // a zero becomes the largest value: it constrains nothing
+          if constexpr (IN == CUREDUCE_F32) {
+            const unsigned a = __float_as_uint(v[u][i]) << 1; // no sign: exponent field in bits 24..31
+            mx = max(mx, a);
+            mn = min(mn, a - 1u); // a zero becomes the largest value: it constrains nothing
+          }
         }
       }
-      const int hi = (int)(mx >> 24), lo = max((int)((mn + 1u) >> 24), 1);
+      int hi, lo;
+      if constexpr (IN == CUREDUCE_F32) {
+        hi = (int)(mx >> 24);
+        lo = max((int)((mn + 1u) >> 24), 1);
+      } else {
+        bf16_fields(x, hi, lo);
+      }
       hi_field = hi;
       if (hi + LOG2W + 1 >= 255 || hi - lo > SPREAD) // also NaN and infinities (field 255)
         return false;
