@@ -139,7 +139,7 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
     // registers the launch bounds allow (bf16 spilled) and whose f16 split holds 16 at most; for
     // f32 where it has limbs (full arrays), since a check of 8 elements allows 18 exponent
     // fields, not 16, so that uniform data's rare tiny values seldom decline a tile: a declined
-    // tile cost its block up to a microsecond (docs/design.md#exact-tiles-what-the-checks-cost).
+    // tile cost its block up to a microsecond (docs/design.md#exact-sums-finish).
     constexpr int G = (sizeof(storage_t<IN>) == 2 || (IN == CUREDUCE_F32 && LIMBS)) && U % 2 == 0 ? 2 : U;
     using Part = V[G];
 #pragma unroll

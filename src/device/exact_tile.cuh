@@ -53,7 +53,7 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
 // one by one: in the full-array kernel as integers into the thread's own limbs
 // (exact_lane_limbs), except f32 vectors with at most one element further below
 // (exact_thread::add_vector_leaving_small: a group of 8 uniform f32 values with one small
-// element, about one group in 30000, then costs three pair additions); elsewhere into the pair.
+// element, about one group in 65000, then costs three pair additions); elsewhere into the pair.
 // f16: its whole range fits the split at one fixed s for W <= 16, so it is never checked.
 // fp8: e4m3 values are multiples of 2^-9 below 2^9, so 64 of them sum exactly in f32 with no
 // check; e5m2 values are multiples of 2^-16, summed in one f32 when all lie below 4 and split at
