@@ -168,7 +168,8 @@ static void full_arrays_of_declined_tiles_should_match_cpu(void **state) {
    lowest bit is set, of one sign per 16 elements, and F in the middle of the range or at its
    top (where groups of values from 2^(F - 127) decline). The second half holds the first
    half's values negated, one element further on, so that no tile meets its own negation: the
-   exact sum is +0.0, and any tile summed inexactly leaves a nonzero result. */
+   exact sum is +0.0, and tiles summed inexactly almost surely leave a nonzero result (their
+   errors, multiples of one last bit, could cancel: the probes below cannot). */
 static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
   (void)state;
   static const struct {
@@ -176,6 +177,8 @@ static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
     int top_field, spreads[6];
   } CASES[] = {{CUREDUCE_F32, 250, {16, 17, 18, 19, 20, 0}}, {CUREDUCE_BF16, 249, {12, 13, 31, 32, 33, 0}}};
   const uint64_t n = g_max_n < (1u << 20) ? g_max_n & ~(uint64_t)31 : 1u << 20, half = n / 2;
+  if (n < 2 * 8192) /* fewer than two whole tiles of bf16: no tile check to test */
+    skip();
   uint64_t rng = tu_seed() + 11;
   for (size_t c = 0; c < sizeof CASES / sizeof *CASES; ++c) {
     const cureduce_dtype in = CASES[c].in;
@@ -216,6 +219,74 @@ static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
           expect_same(got, want, cureduce_dtype_size(outs[k]), what);
         }
       }
+  }
+}
+
+/* One group of thread 0's first tile in the full-array kernel (vectors 0 and 256: blocks of 256
+   threads) holds `count` values (bits of `in`), and each value, negated, lies alone in a vector
+   of another thread, whose group then sums exactly: the exact sum is +0.0, and if the probe
+   group were summed inexactly its error alone would be the result. Four tiles, zeros elsewhere. */
+static void check_probe_group(cureduce_dtype in, const uint64_t *bits, int count, const char *name) {
+  const int lanes = 16 / (int)cureduce_dtype_size(in), sign_bit = 8 * (int)cureduce_dtype_size(in) - 1;
+  const uint64_t n = 4ull * 1024 * (uint64_t)lanes;
+  if (n > g_max_n)
+    return;
+  memset(g_host, 0, n * cureduce_dtype_size(in));
+  for (int k = 0; k < count; ++k) {
+    ex_store(in, g_host, k < lanes ? (uint64_t)k : 256ull * lanes + (uint64_t)(k - lanes), bits[k]);
+    ex_store(in, g_host, (uint64_t)(k + 1) * lanes, bits[k] ^ 1ull << sign_bit);
+  }
+  CUDA_OK(cudaMemcpy(g_in, g_host, n * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
+  cureduce_dtype outs[3];
+  const int nout = outputs_of(in, outs);
+  for (int k = 0; k < nout; ++k) {
+    unsigned char want[8] = {0}, got[8] = {0}, zero[8] = {0};
+    assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in, g_host, n, outs[k], want), 0);
+    assert_memory_equal(want, zero, sizeof zero); /* the construction: an exact zero */
+    assert_int_equal(cureduce_reduce(g_handle, CUREDUCE_SUM_EXACT, in, g_in, n, outs[k], g_out, NULL), 0);
+    CUDA_OK(cudaMemcpy(got, g_out, cureduce_dtype_size(outs[k]), cudaMemcpyDeviceToHost));
+    char what[128];
+    snprintf(what, sizeof what, "sum_exact %s->%s: %s", cureduce_dtype_name(in), cureduce_dtype_name(outs[k]),
+             name);
+    expect_same(got, want, cureduce_dtype_size(outs[k]), what);
+  }
+}
+
+/* Groups whose sums need every bit the tile check allows, at each bound and one field past it,
+   where a check one field too wide would sum them inexactly (their f32 sums checked off the GPU
+   with the kernel's order of additions): f32 groups of 8 (bound 18 fields), bf16's plain f32
+   sum (12) and its split (32), groups of 16. Field F = 140. */
+static void probe_groups_at_the_check_bound_should_cancel_to_zero(void **state) {
+  (void)state;
+  const int F = 140;
+  for (int past = 0; past <= 1; ++past) {
+    char name[96];
+    if (input_wanted(CUREDUCE_F32)) {
+      /* seven values (2j + 1/2) u at field F, u = 2^(F - 146) their split's unit, whose lo parts
+         are u / 2 each; one at F - 18 - past with an odd significand */
+      uint64_t b[8];
+      for (int k = 0; k < 7; ++k)
+        b[k] = (uint64_t)F << 23 | ((4ull * (262144 + 17 * (uint64_t)k) + 1) << 3 & 0x7fffff);
+      b[7] = (uint64_t)(F - 18 - past) << 23 | 0x2aaaab;
+      snprintf(name, sizeof name, "f32 group of fields %d and %d", F, F - 18 - past);
+      check_probe_group(CUREDUCE_F32, b, 8, name);
+    }
+    if (input_wanted(CUREDUCE_BF16)) {
+      /* the plain sum: fifteen largest significands at F, one last bit at F - 12 - past */
+      uint64_t b[16];
+      for (int k = 0; k < 15; ++k)
+        b[k] = (uint64_t)F << 7 | 0x7f;
+      b[15] = (uint64_t)(F - 12 - past) << 7 | 1;
+      snprintf(name, sizeof name, "bf16 group of fields %d and %d (plain sum)", F, F - 12 - past);
+      check_probe_group(CUREDUCE_BF16, b, 16, name);
+      /* the split: one value at F, fourteen just below half its unit, one last bit at F - 32 - past */
+      b[0] = (uint64_t)F << 7 | 0x40;
+      for (int k = 1; k < 15; ++k)
+        b[k] = (uint64_t)(F - 20) << 7 | 0x7f;
+      b[15] = (uint64_t)(F - 32 - past) << 7 | 1;
+      snprintf(name, sizeof name, "bf16 group of fields %d and %d (split)", F, F - 32 - past);
+      check_probe_group(CUREDUCE_BF16, b, 16, name);
+    }
   }
 }
 
@@ -1135,6 +1206,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(full_arrays_should_match_cpu, count_test),
       cmocka_unit_test_setup(full_arrays_of_declined_tiles_should_match_cpu, count_test),
       cmocka_unit_test_setup(tiles_at_the_check_bound_should_cancel_to_zero, count_test),
+      cmocka_unit_test_setup(probe_groups_at_the_check_bound_should_cancel_to_zero, count_test),
       cmocka_unit_test_setup(rows_cols_segments_axes_should_match_cpu, count_test),
       cmocka_unit_test_setup(middle_axis_of_many_small_matrices_should_match_cpu, count_test),
       cmocka_unit_test_setup(rows_in_teams_of_four_should_match_cpu, count_test),
