@@ -40,6 +40,15 @@ __device__ __forceinline__ bool all_negative_zero(const vec16<storage_t<IN>> &x)
   return w[0] == LOW && w[1] == P && w[2] == LOW && w[3] == P;
 }
 
+// Whether the GPU compiled for has per-half (16x2) integer add-and-min and three-way max
+// instructions (sm_90 on; bf16_fields): older GPUs would emulate them, and check bf16 tiles on
+// their f32 values instead.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr bool EXACT_PACKED_HALVES = true;
+#else
+constexpr bool EXACT_PACKED_HALVES = false;
+#endif
+
 // The f64 sum of U vectors of one thread, and whether it is exact and finite. Elements are
 // added in f32, split where needed so that no addition rounds; only tile sums become f64.
 //
@@ -69,6 +78,8 @@ template <cureduce_dtype IN, int U> struct exact_tile {
   static constexpr bool LEAVES_SMALL = IN == CUREDUCE_F32;
   static constexpr int P = IN == CUREDUCE_F32 ? 24 : 8; // significand bits (f32, bf16)
   static constexpr int SPREAD = 48 - 2 * LOG2W - P;
+  // Whether the check reads bf16's packed halves (bf16_fields), not the f32 values.
+  static constexpr bool PACKED = IN == CUREDUCE_BF16 && EXACT_PACKED_HALVES;
 
   // Element i of vector u as an f32 value (exact).
   static __device__ __forceinline__ float value(const V (&x)[U], int u, int i) {
@@ -115,8 +126,8 @@ template <cureduce_dtype IN, int U> struct exact_tile {
   // bf16: the largest exponent field of the U vectors and the smallest of their nonzero
   // elements (at least 1), the f32 check's fields, from the packed words: each 16-bit half's
   // magnitude (its exponent field in bits 7..14) is ordered as its field, so a mask, a
-  // per-half add-and-min and half a three-way max cover two elements (sm_90 has both per-half
-  // instructions), about half the instructions of the check on the f32 values.
+  // per-half add-and-min and half a three-way max cover two elements: about half the
+  // instructions of the check on the f32 values (EXACT_PACKED_HALVES).
   static __device__ __forceinline__ void bf16_fields(const V (&x)[U], int &hi, int &lo) {
     unsigned mx = 0u, mn = ~0u;
 #pragma unroll
@@ -160,7 +171,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
 #pragma unroll
         for (int i = 0; i < N; ++i) {
           v[u][i] = value(x, u, i);
-          if constexpr (IN == CUREDUCE_F32) {
+          if constexpr (!PACKED) {
             const unsigned a = __float_as_uint(v[u][i]) << 1; // no sign: exponent field in bits 24..31
             mx = max(mx, a);
             mn = min(mn, a - 1u); // a zero becomes the largest value: it constrains nothing
@@ -168,7 +179,7 @@ template <cureduce_dtype IN, int U> struct exact_tile {
         }
       }
       int hi, lo;
-      if constexpr (IN == CUREDUCE_F32) {
+      if constexpr (!PACKED) {
         hi = (int)(mx >> 24);
         lo = max((int)((mn + 1u) >> 24), 1);
       } else {
