@@ -161,6 +161,25 @@ static void full_arrays_of_declined_tiles_should_match_cpu(void **state) {
   free(host);
 }
 
+/* The exact sum of g_host's first n elements of `in`, built to be exactly zero, on the GPU into
+   every output: +0.0 on the CPU (the construction) and the same bits on the GPU. */
+static void expect_zero_sum(cureduce_dtype in, uint64_t n, const char *label) {
+  CUDA_OK(cudaMemcpy(g_in, g_host, n * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
+  cureduce_dtype outs[3];
+  const int nout = outputs_of(in, outs);
+  for (int k = 0; k < nout; ++k) {
+    unsigned char want[8] = {0}, got[8] = {0}, zero[8] = {0};
+    assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in, g_host, n, outs[k], want), 0);
+    assert_memory_equal(want, zero, sizeof zero); /* the construction: an exact zero */
+    assert_int_equal(cureduce_reduce(g_handle, CUREDUCE_SUM_EXACT, in, g_in, n, outs[k], g_out, NULL), 0);
+    CUDA_OK(cudaMemcpy(got, g_out, cureduce_dtype_size(outs[k]), cudaMemcpyDeviceToHost));
+    char what[160];
+    snprintf(what, sizeof what, "sum_exact %s->%s n=%llu: %s", cureduce_dtype_name(in),
+             cureduce_dtype_name(outs[k]), (unsigned long long)n, label);
+    expect_same(got, want, cureduce_dtype_size(outs[k]), what);
+  }
+}
+
 /* Full arrays of f32 and bf16 tiles at the edge of exact_tile's check: every 16-byte vector
    holds its largest value at exponent field F and its smallest at F - S, for spreads S on both
    sides of each bound (f32: 18 fields in the full-array kernel's groups of 8 elements; bf16: 12
@@ -203,21 +222,9 @@ static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
           ex_store(in, g_host, half + i, vals[(i + 1) % half] ^ 1ull << (mant + 8));
         }
         free(vals);
-        CUDA_OK(cudaMemcpy(g_in, g_host, n * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
-        cureduce_dtype outs[3];
-        const int nout = outputs_of(in, outs);
-        for (int k = 0; k < nout; ++k) {
-          unsigned char want[8] = {0}, got[8] = {0}, zero[8] = {0};
-          assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in, g_host, n, outs[k], want), 0);
-          assert_memory_equal(want, zero, sizeof zero); /* the construction: an exact zero */
-          assert_int_equal(cureduce_reduce(g_handle, CUREDUCE_SUM_EXACT, in, g_in, n, outs[k], g_out, NULL),
-                           0);
-          CUDA_OK(cudaMemcpy(got, g_out, cureduce_dtype_size(outs[k]), cudaMemcpyDeviceToHost));
-          char what[128];
-          snprintf(what, sizeof what, "sum_exact %s->%s n=%llu: fields %d and %d", cureduce_dtype_name(in),
-                   cureduce_dtype_name(outs[k]), (unsigned long long)n, fields[f], fields[f] - *sp);
-          expect_same(got, want, cureduce_dtype_size(outs[k]), what);
-        }
+        char label[64];
+        snprintf(label, sizeof label, "fields %d and %d", fields[f], fields[f] - *sp);
+        expect_zero_sum(in, n, label);
       }
   }
 }
@@ -236,20 +243,7 @@ static void check_probe_group(cureduce_dtype in, const uint64_t *bits, int count
     ex_store(in, g_host, k < lanes ? (uint64_t)k : 256ull * lanes + (uint64_t)(k - lanes), bits[k]);
     ex_store(in, g_host, (uint64_t)(k + 1) * lanes, bits[k] ^ 1ull << sign_bit);
   }
-  CUDA_OK(cudaMemcpy(g_in, g_host, n * cureduce_dtype_size(in), cudaMemcpyHostToDevice));
-  cureduce_dtype outs[3];
-  const int nout = outputs_of(in, outs);
-  for (int k = 0; k < nout; ++k) {
-    unsigned char want[8] = {0}, got[8] = {0}, zero[8] = {0};
-    assert_int_equal(cureduce_cpu_reduce(CUREDUCE_SUM_EXACT, in, g_host, n, outs[k], want), 0);
-    assert_memory_equal(want, zero, sizeof zero); /* the construction: an exact zero */
-    assert_int_equal(cureduce_reduce(g_handle, CUREDUCE_SUM_EXACT, in, g_in, n, outs[k], g_out, NULL), 0);
-    CUDA_OK(cudaMemcpy(got, g_out, cureduce_dtype_size(outs[k]), cudaMemcpyDeviceToHost));
-    char what[128];
-    snprintf(what, sizeof what, "sum_exact %s->%s: %s", cureduce_dtype_name(in), cureduce_dtype_name(outs[k]),
-             name);
-    expect_same(got, want, cureduce_dtype_size(outs[k]), what);
-  }
+  expect_zero_sum(in, n, name);
 }
 
 /* Groups whose sums need every bit the tile check allows, at each bound and one field past it,
