@@ -236,8 +236,8 @@ static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
 static void check_probe_group(cureduce_dtype in, const uint64_t *bits, int count, const char *name) {
   const int lanes = 16 / (int)cureduce_dtype_size(in), sign_bit = 8 * (int)cureduce_dtype_size(in) - 1;
   const uint64_t n = 4ull * 1024 * (uint64_t)lanes;
-  if (n > g_max_n)
-    return;
+  if (n > g_max_n) /* capped below four tiles: reported skipped, not passed */
+    skip();
   memset(g_host, 0, n * cureduce_dtype_size(in));
   for (int k = 0; k < count; ++k) {
     ex_store(in, g_host, k < lanes ? (uint64_t)k : 256ull * lanes + (uint64_t)(k - lanes), bits[k]);
