@@ -1,6 +1,6 @@
 """Markdown tables for docs/exact.md, printed from the CSV files the bench wrote: the exact sums
-of rows, columns, segments and axes (bench_rows_exact.csv) and of the adversarial inputs
-(bench_exact_cancel.csv, bench_exact_wide.csv).
+of full arrays (bench_exact.csv), of rows, columns, segments and axes (bench_rows_exact.csv)
+and of the adversarial inputs (bench_exact_cancel.csv, bench_exact_wide.csv).
 
 usage: exact_tables.py bench/results/<gpu>"""
 import csv
@@ -13,6 +13,17 @@ DTYPES = ["f32", "f64", "f16", "bf16", "e4m3", "e5m2"]
 def us(t):
     return f"{t:.1f} µs" if t < 100 else f"{t:.0f} µs"
 
+
+SIZES = (2**28, 2**26, 2**24)
+roof = {}
+for r in csv.DictReader(open(f"{res}/bench_exact.csv")):
+    if r["impl"] == "cureduce" and r["op"] == "sum_exact" and r["acc"] == "f64":
+        roof[r["dtype"], int(r["n"])] = float(r["roof_fraction"])
+print("| sum_exact into f64, uniform data, hot: fraction of the read roofline | 2^28 | 2^26 | 2^24 |")
+print("| --- |" + " --- |" * len(SIZES))
+for d in DTYPES:
+    print(f"| {d} | " + " | ".join(f"{roof[d, n]:.3f}" for n in SIZES) + " |")
+print()
 
 # Sums into the default output (f64 for f64, else f32); the segment mix's running states as
 # the row `states`.
