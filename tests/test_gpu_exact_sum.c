@@ -203,7 +203,8 @@ static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
     const cureduce_dtype in = CASES[c].in;
     if (!input_wanted(in))
       continue;
-    const int mant = in == CUREDUCE_F32 ? 23 : 7, lanes = 16 / (int)cureduce_dtype_size(in);
+    const ex_format fmt = ex_format_of(in);
+    const int mant = fmt.bits - 1 - fmt.ebits, lanes = 16 / (int)cureduce_dtype_size(in);
     const int fields[] = {140, CASES[c].top_field, CASES[c].top_field + 1};
     for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)
       for (const int *sp = CASES[c].spreads; *sp; ++sp) {
@@ -214,12 +215,12 @@ static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
           const int field = lane == 0           ? fields[f]
                             : lane == lanes - 1 ? fields[f] - *sp
                                                 : fields[f] - (int)(tu_next(&rng) % (uint64_t)(*sp + 1));
-          const uint64_t sign = (i / 16) % 2 ? 1ull << (mant + 8) : 0;
+          const uint64_t sign = (i / 16) % 2 ? ex_sign(in) : 0;
           vals[i] = sign | (uint64_t)field << mant | (tu_next(&rng) & ex_mask(mant)) | 1;
         }
         for (uint64_t i = 0; i < half; ++i) {
           ex_store(in, g_host, i, vals[i]);
-          ex_store(in, g_host, half + i, vals[(i + 1) % half] ^ 1ull << (mant + 8));
+          ex_store(in, g_host, half + i, vals[(i + 1) % half] ^ ex_sign(in));
         }
         free(vals);
         char label[64];
@@ -234,14 +235,14 @@ static void tiles_at_the_check_bound_should_cancel_to_zero(void **state) {
    of another thread, whose group then sums exactly: the exact sum is +0.0, and if the probe
    group were summed inexactly its error alone would be the result. Four tiles, zeros elsewhere. */
 static void check_probe_group(cureduce_dtype in, const uint64_t *bits, int count, const char *name) {
-  const int lanes = 16 / (int)cureduce_dtype_size(in), sign_bit = 8 * (int)cureduce_dtype_size(in) - 1;
+  const int lanes = 16 / (int)cureduce_dtype_size(in);
   const uint64_t n = 4ull * 1024 * (uint64_t)lanes;
   if (n > g_max_n) /* capped below four tiles: reported skipped, not passed */
     skip();
   memset(g_host, 0, n * cureduce_dtype_size(in));
   for (int k = 0; k < count; ++k) {
     ex_store(in, g_host, k < lanes ? (uint64_t)k : 256ull * lanes + (uint64_t)(k - lanes), bits[k]);
-    ex_store(in, g_host, (uint64_t)(k + 1) * lanes, bits[k] ^ 1ull << sign_bit);
+    ex_store(in, g_host, (uint64_t)(k + 1) * lanes, bits[k] ^ ex_sign(in));
   }
   expect_zero_sum(in, n, name);
 }
