@@ -33,6 +33,7 @@ template <cureduce_dtype IN> constexpr int exact_plain_log2() {
 // 2^PLAIN are exact as they are (the bound is representable and rounding is monotonic, so a
 // computed sum below it is the exact one) and skip TwoSum.
 template <int PLAIN> struct exact_pair {
+  static constexpr int PLAIN_LOG2 = PLAIN;
   double a0 = 0.0, a1 = 0.0;
   bool pushed = false; // whether anything went to the block's state
 
@@ -89,6 +90,40 @@ template <int PLAIN> struct exact_pair {
   __device__ __forceinline__ void flush(exact_word *block) const {
     exact_push_warp(block, a0);
     exact_push_warp(block, a1);
+  }
+
+  // flush(), where every pair of the warp holds a plain sum (a1 = 0, |a0| < 2^PLAIN: an
+  // integer number of quanta q below 2^53): the warp's sum of them as one int64 by shuffles
+  // (below 2^58), added by lane 0 as three digits at q's bit of the state, with no digit split
+  // or rounds of warp reductions. Returns false, having added nothing, where any pair is not
+  // plain. Every lane of a full warp calls it; PLAIN > 0 only.
+  __device__ __forceinline__ bool flush_plain(exact_word *block) const {
+    static_assert(PLAIN > 0 && PLAIN < 53, "a quantum to count in");
+    if (!__all_sync(0xffffffffu, a1 == 0.0 && fabs(a0) < (double)(1ull << PLAIN)))
+      return false;
+    long long v = __double2ll_rn(a0 * (double)(1ull << (53 - PLAIN))); // exact: a0 / q
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2)
+      v += __shfl_xor_sync(0xffffffffu, v, off);
+    constexpr int BIT = PLAIN - 53 - CR_EXACT_LSB_EXP; // q = 2^(PLAIN - 53) in limbs of 32 bits
+    constexpr int LIMB = BIT / CR_EXACT_LIMB_BITS, SHIFT = BIT % CR_EXACT_LIMB_BITS;
+    static_assert(LIMB + 2 < CR_EXACT_LIMBS, "three limbs from q's");
+    __syncwarp(); // the lanes' own atomic additions to block (exact_push) are seen by lane 0
+    if ((threadIdx.x & 31) == 0) {
+      // Signed digits, each below 2^31 in magnitude but the top one: a small sum of either
+      // sign touches one limb, as cr_exact_split's digits do.
+      const __int128 w = (__int128)v << SHIFT; // below 2^89 in magnitude
+      const int64_t d0 = (int32_t)(uint32_t)w;
+      const __int128 r = (w - d0) >> CR_EXACT_LIMB_BITS;
+      const int64_t d1 = (int32_t)(uint32_t)r, d2 = (int64_t)((r - d1) >> CR_EXACT_LIMB_BITS);
+      block[LIMB] += (exact_word)d0;
+      if (d1 != 0)
+        block[LIMB + 1] += (exact_word)d1;
+      if (d2 != 0)
+        block[LIMB + 2] += (exact_word)d2;
+    }
+    __syncwarp(); // later additions to block see these
+    return true;
   }
 };
 
@@ -255,7 +290,12 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
   __device__ __forceinline__ void flush(exact_word *block) const {
     if constexpr (LIMBS)
       limbs_type::of_block().flush(block);
-    pair.flush(block);
+    if constexpr (LIMBS_BLOCK > 0 && pair_type::PLAIN_LOG2 > 0) {
+      if (!pair.flush_plain(block))
+        pair.flush(block);
+    } else {
+      pair.flush(block);
+    }
     if (__syncthreads_or(not_neg_zero) && threadIdx.x == 0)
       block[CR_EXACT_NOT_NEG_ZERO] = 1;
   }
