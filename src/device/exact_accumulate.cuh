@@ -290,6 +290,8 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
   __device__ __forceinline__ void flush(exact_word *block) const {
     if constexpr (LIMBS)
       limbs_type::of_block().flush(block);
+    // The full-array kernel's threads (the row and segment kernels' teams flush through
+    // exact_output.cuh and keep pair.flush: flush_plain is not measured there yet).
     if constexpr (LIMBS_BLOCK > 0 && pair_type::PLAIN_LOG2 > 0) {
       if (!pair.flush_plain(block))
         pair.flush(block);
