@@ -288,6 +288,12 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
   // Everything this thread holds, into its warp's copy of the block's state (every thread
   // calls it; thread 0 records the sign flag in warp 0's copy).
   __device__ __forceinline__ void flush(exact_word *block) const {
+    flush_values(block);
+    flag_sign(block);
+  }
+
+  // flush() but the sign flag: every lane of a full warp calls it, with no block barrier.
+  __device__ __forceinline__ void flush_values(exact_word *block) const {
     if constexpr (LIMBS)
       limbs_type::of_block().flush(block);
     // The full-array kernel's threads (the row and segment kernels' teams flush through
@@ -298,6 +304,29 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
     } else {
       pair.flush(block);
     }
+  }
+
+  // flush() after absorb(other), for TWO_CHAINS; in the full-array kernel both pairs as one
+  // integer where the warp's pairs fit its window (exact_push_warp_window), with no pair
+  // additions. f32 and bf16 pairs keep flush(): their window gained 2% to 3% from 2^14 to
+  // 2^18 and lost 6% on one-block calls (docs/design.md#exact-sums-finish).
+  __device__ __forceinline__ void flush_beside(exact_thread &other, exact_word *block) {
+    bool done = false; // the same in every lane of a warp
+    if constexpr (LIMBS_BLOCK > 0) {
+      const double v[4] = {pair.a0, pair.a1, other.pair.a0, other.pair.a1};
+      done = exact_push_warp_window(block, v);
+    }
+    if (!done) {
+      absorb(other, block);
+      flush_values(block);
+    }
+    not_neg_zero |= other.not_neg_zero;
+    flag_sign(block); // every thread of the block at this one barrier, whichever way its warp went
+  }
+
+  // Thread 0 records in warp 0's copy whether any thread added a value other than -0.0 (every
+  // thread calls it).
+  __device__ __forceinline__ void flag_sign(exact_word *block) const {
     if (__syncthreads_or(not_neg_zero) && threadIdx.x == 0)
       block[CR_EXACT_NOT_NEG_ZERO] = 1;
   }

@@ -92,6 +92,84 @@ __device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
   }
 }
 
+// exact_push_warp of K values a lane at once, as one signed 128-bit integer: every value's
+// significand placed in a 120-bit window whose top is the warp's largest exponent, the lanes'
+// sums (below 2^127) added by shuffles, and the total added by lane 0 as five digits. A few
+// dozen instructions where exact_push_warp takes a round of six warp reductions per distinct
+// limb among the lanes. Exact where no value has a set bit below the window (a thread's pair
+// of a block's sum: a1 lies below a0, and the lanes' a0 near each other); returns false,
+// having added nothing, where one has or one is not finite. Every lane of a full warp calls it.
+template <int K> __device__ __forceinline__ bool exact_push_warp_window(exact_word *s, const double (&v)[K]) {
+  static_assert(K >= 1 && K <= 4, "32 K values below 2^120 fit 127 bits");
+  constexpr int WINDOW = 120;
+  uint64_t m[K]; // |v[k]| = m[k] 2^(f[k] - 1075): bit 0 of m[k] at bit f[k] - 1 of the state
+  int f[K], top = 0;
+  bool finite = true;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const uint64_t b = (uint64_t)__double_as_longlong(v[k]);
+    const int field = (int)((b >> 52) & 0x7ffu);
+    finite &= field != 0x7ff;
+    m[k] = (b & ((1ull << 52) - 1)) | (field != 0 ? 1ull << 52 : 0ull);
+    f[k] = max(field, 1);
+    top = m[k] != 0 ? max(top, f[k]) : top;
+  }
+  const int fmax = (int)__reduce_max_sync(0xffffffffu, (unsigned)top);
+  // The window's lowest bit, as a bit of the state: the largest value's bit 0 lands 67 above
+  // it, its top bit at 119.
+  const int base = max(fmax - 1 - (WINDOW - 53), 0);
+  __int128 sum = 0;
+  bool fits = true;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int up = f[k] - 1 - base; // at most WINDOW - 53
+    __int128 t;
+    if (up >= 0) {
+      t = (__int128)m[k] << up;
+    } else {
+      const int down = -up;
+      fits &= down < 64 ? (m[k] & ((1ull << down) - 1)) == 0 : m[k] == 0;
+      t = down < 64 ? (__int128)(m[k] >> down) : 0;
+    }
+    sum += v[k] < 0.0 ? -t : t;
+  }
+  if (!__all_sync(0xffffffffu, finite && fits))
+    return false;
+  if (fmax == 0) // every value zero
+    return true;
+  uint64_t lo = (uint64_t)sum, hi = (uint64_t)(sum >> 64);
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) {
+    const __int128 o = (__int128)__shfl_xor_sync(0xffffffffu, hi, off) << 64 |
+                       (__int128)__shfl_xor_sync(0xffffffffu, lo, off);
+    const __int128 r = ((__int128)hi << 64 | (__int128)lo) + o;
+    lo = (uint64_t)r;
+    hi = (uint64_t)(r >> 64);
+  }
+  __syncwarp(); // the lanes' own atomic additions to s (exact_push) are seen by lane 0
+  if ((threadIdx.x & 31) == 0) {
+    // The total T at bit `base`: limb base / 32, shifted by base % 32, as signed digits below
+    // 2^31 in magnitude (the top one below 2^30), so a small total touches few limbs.
+    const __int128 T = (__int128)((unsigned __int128)hi << 64 | lo);
+    const int limb = base / CR_EXACT_LIMB_BITS, shift = base % CR_EXACT_LIMB_BITS;
+    const int64_t d0 = (int32_t)(uint32_t)(lo << shift);
+    __int128 r = (T >> (CR_EXACT_LIMB_BITS - shift)) + (d0 < 0 ? 1 : 0); // (T 2^shift - d0) / 2^32
+    if (d0 != 0)
+      s[limb] += (exact_word)d0;
+#pragma unroll
+    for (int i = 1; i < 4; ++i) {
+      const int64_t d = (int32_t)(uint32_t)r;
+      r = (r - d) >> CR_EXACT_LIMB_BITS;
+      if (d != 0)
+        s[limb + i] += (exact_word)d;
+    }
+    if (r != 0)
+      s[limb + 4] += (exact_word)(int64_t)r;
+  }
+  __syncwarp(); // later additions to s see these
+  return true;
+}
+
 // A block's state in shared memory, one copy per warp: a warp's atomic additions then never
 // wait behind another warp's on the same limbs (at every block's flush all the warps add to
 // the same few limbs). publish() adds the copies' sum, carried, to a global state; a block's

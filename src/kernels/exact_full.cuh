@@ -74,8 +74,9 @@ __device__ __forceinline__ void exact_block_sum(const storage_t<IN> *__restrict_
     th.scalar(in[L.head + L.vectors * V::N + tid], block);
 
   if constexpr (exact_thread<IN>::TWO_CHAINS)
-    th.absorb(other, block);
-  th.flush(block);
+    th.flush_beside(other, block);
+  else
+    th.flush(block);
 }
 
 template <cureduce_dtype IN, int BLOCK, int UNROLL>
