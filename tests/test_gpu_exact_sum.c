@@ -1,8 +1,8 @@
 /* The GPU's exact sums give the CPU's bits: full arrays, rows, columns, segments and axes, every
  * float input and output dtype, SUM_EXACT and MEAN_EXACT, on adversarial data (exact_patterns.h)
  * at misaligned starts, and 2^26 elements of tiles that leave the fast path; running states
- * split into chunks, streams and combined states; rows into states; random states rounded on
- * both; and more than 2^32 elements.
+ * split into chunks, streams and combined states; rows into states; f64 pairs at the edge of the
+ * flush's window; random states rounded on both; and more than 2^32 elements.
  *
  * CUREDUCE_TEST_MAX_N caps the sizes (the sanitizer runs use it to stay within time). CTest
  * runs it in parts (tests/CMakeLists.txt): `test_gpu_exact_sum TEST [DTYPE]` runs the tests
@@ -64,8 +64,8 @@ static void expect_same(const void *got, const void *want, size_t bytes, const c
   }
 }
 
-/* One full-array exact sum and mean into every output, against the CPU. */
-static void check_full(cureduce_dtype in, uint64_t n, unsigned offset, ex_pattern pat) {
+/* One full-array exact sum and mean into every output, against the CPU; `data` names the input. */
+static void check_full(cureduce_dtype in, uint64_t n, unsigned offset, const char *data) {
   const size_t size = cureduce_dtype_size(in);
   char *d_in = (char *)g_in + offset * size;
   CUDA_OK(cudaMemcpy(d_in, g_host, n * size, cudaMemcpyHostToDevice));
@@ -82,8 +82,7 @@ static void check_full(cureduce_dtype in, uint64_t n, unsigned offset, ex_patter
       CUDA_OK(cudaMemcpy(got, g_out, 8, cudaMemcpyDeviceToHost));
       char what[160];
       snprintf(what, sizeof what, "%s %s->%s n=%llu offset=%u %s", cureduce_op_name(OPS[o]),
-               cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)n, offset,
-               EX_PATTERN_NAMES[pat]);
+               cureduce_dtype_name(in), cureduce_dtype_name(outs[k]), (unsigned long long)n, offset, data);
       if (gs != ws)
         fail_msg("%s: status %d, CPU %d", what, gs, ws);
       const size_t bytes = gs == CUREDUCE_SUCCESS ? cureduce_dtype_size(outs[k]) : 0;
@@ -104,7 +103,7 @@ static void full_arrays_should_match_cpu(void **state) {
         ex_fill(INPUTS[d], g_host, SIZES[s], (ex_pattern)p, &rng);
         for (size_t o = 0; o < sizeof OFFSETS / sizeof *OFFSETS; ++o)
           if (o == 0 || SIZES[s] < 100000) /* misalignment matters at the edges, not in bulk */
-            check_full(INPUTS[d], SIZES[s], OFFSETS[o], (ex_pattern)p);
+            check_full(INPUTS[d], SIZES[s], OFFSETS[o], EX_PATTERN_NAMES[p]);
       }
 }
 
@@ -642,6 +641,58 @@ static void expect_same_state(int64_t *got, int64_t *want, const char *what) {
     if (flag ? (got[i] > 0) != (want[i] > 0) : got[i] != want[i])
       fail_msg("%s: state word %d: GPU %lld, CPU %lld", what, i, (long long)got[i], (long long)want[i]);
   }
+}
+
+/* The f64 full-array kernel flushes a warp's pairs as one integer when every value's lowest set
+   bit lies in a 120-bit window below the warp's largest (exact_push_warp_window), else the
+   other way. Thread t's chain c takes elements 2t + c + 512u of each tile of 2048 (u < 4):
+   lane 0 of each warp holds +-2^60 from tile 0 (signs alternating by warp, so they cancel),
+   putting the window's lowest bit at 2^-59, and the other lanes values whose lowest bits sit
+   exactly there, in a0 (2^-59, 2^-7 + 2^-59) or in a1 (1 + 2^-59), or one bit below (2^-60,
+   1 + 2^-60), warp by warp. A bit lost or misplaced shows in the state, which is compared
+   word by word with the CPU's; the rounded sums and means too. One block (two tiles) and
+   many (tile 0 in block 0 only). */
+static void f64_pairs_at_the_flush_window_edge_should_match_cpu(void **state) {
+  (void)state;
+  if (!input_wanted(CUREDUCE_F64))
+    return;
+  static const uint64_t SIZES_HERE[] = {4096, 1u << 20};
+  const size_t state_bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  int64_t *d_state;
+  CUDA_OK(cudaMalloc((void **)&d_state, state_bytes));
+  double *x = (double *)g_host;
+  for (size_t k = 0; k < sizeof SIZES_HERE / sizeof *SIZES_HERE && SIZES_HERE[k] <= g_max_n; ++k) {
+    const uint64_t n = SIZES_HERE[k];
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t tile = i / 2048, u = i % 2048 / 512, t = i % 512 / 2, c = i % 2;
+      const unsigned warp = (unsigned)(t / 32), lane = (unsigned)(t % 32);
+      double v;
+      if (lane == 0 && c == 0 && u == 0)
+        v = tile == 0 ? (warp % 2 ? -0x1p60 : 0x1p60) : 0.5;
+      else if (warp % 4 == 0) /* lowest bits at the window's bottom, in a0 */
+        v = u % 2 ? 0x1p-59 : 0x1.0000000000001p-7;
+      else if (warp % 4 == 1) /* one value a bit below it (in tile 0 alone, so that no second
+                                 one brings the thread's sum back to 2^-59) */
+        v = u == 3 && lane == 5 && tile == 0 ? 0x1p-60 : 0x1p-59;
+      else if (warp % 4 == 2) /* a1 = +-2^-59 */
+        v = u == 0 ? 1.0 : u == 1 && tile == 0 ? 0x1p-59 : 0.0;
+      else /* a1 an odd multiple of 2^-60 */
+        v = u == 0 ? 1.0 : u == 1 ? (tile == 0 ? 0x1p-60 : 0x1p-59) : 0.0;
+      x[i] = (lane + u + c) % 3 == 0 ? -v : v;
+    }
+    CUDA_OK(cudaMemcpy(g_in, g_host, n * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(d_state, 0, state_bytes));
+    assert_int_equal(cureduce_exact_accumulate(g_handle, CUREDUCE_F64, g_in, n, d_state, NULL),
+                     CUREDUCE_SUCCESS);
+    int64_t got[CUREDUCE_EXACT_STATE_WORDS], want[CUREDUCE_EXACT_STATE_WORDS] = {0};
+    CUDA_OK(cudaMemcpy(got, d_state, state_bytes, cudaMemcpyDeviceToHost));
+    assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F64, g_host, n, want), CUREDUCE_SUCCESS);
+    char what[64];
+    snprintf(what, sizeof what, "f64 n=%llu window edge", (unsigned long long)n);
+    expect_same_state(got, want, what);
+    check_full(CUREDUCE_F64, n, 0, "window edge");
+  }
+  CUDA_OK(cudaFree(d_state));
 }
 
 /* Rows into states (cureduce_exact_accumulate_rows), in two column chunks added one after the
@@ -1209,6 +1260,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(rows_many_segments_over_few_elements_should_match_cpu, count_test),
       cmocka_unit_test_setup(split_states_should_give_one_call_bits, count_test),
       cmocka_unit_test_setup(row_states_should_match_cpu, count_test),
+      cmocka_unit_test_setup(f64_pairs_at_the_flush_window_edge_should_match_cpu, count_test),
       cmocka_unit_test_setup(segment_states_should_match_cpu, count_test),
       cmocka_unit_test_setup(random_states_should_round_as_on_the_cpu, count_test),
       cmocka_unit_test_setup(graph_capture_should_replay_exactly, count_test),
