@@ -94,11 +94,12 @@ __device__ __forceinline__ void exact_push_warp(exact_word *s, double x) {
 
 // exact_push_warp of K values a lane at once, as one signed 128-bit integer: every value's
 // significand placed in a 120-bit window whose top is the warp's largest exponent, the lanes'
-// sums (below 2^127) added by shuffles, and the total added by lane 0 as five digits. A few
-// dozen instructions where exact_push_warp takes a round of six warp reductions per distinct
-// limb among the lanes. Exact where no value has a set bit below the window (a thread's pair
-// of a block's sum: a1 lies below a0, and the lanes' a0 near each other); returns false,
-// having added nothing, where one has or one is not finite. Every lane of a full warp calls it.
+// sums (below 2^127) added by shuffles, and the total added by lane 0 as five digits: a
+// couple of hundred instructions, where exact_push_warp takes a round of six warp reductions
+// per distinct limb among the lanes for each of a lane's values. Exact where no value has a
+// set bit below the window (a thread's pair of a block's sum: a1 lies below a0, and the lanes'
+// a0 near each other); returns false, having added nothing, where one has or one is not
+// finite. Every lane of a full warp calls it.
 template <int K> __device__ __forceinline__ bool exact_push_warp_window(exact_word *s, const double (&v)[K]) {
   static_assert(K >= 1 && K <= 4, "32 K values below 2^120 fit 127 bits");
   constexpr int WINDOW = 120;
