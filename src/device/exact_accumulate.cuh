@@ -306,21 +306,19 @@ template <cureduce_dtype IN, int LIMBS_BLOCK = 0> struct exact_thread {
     }
   }
 
-  // flush() after absorb(other), for TWO_CHAINS; in the full-array kernel both pairs as one
+  // flush() after absorb(other), for TWO_CHAINS in the full-array kernel: both pairs as one
   // integer where the warp's pairs fit its window (exact_push_warp_window), with no pair
   // additions. f32 and bf16 pairs keep flush(): their window gained 2% to 3% from 2^14 to
   // 2^18 and lost 6% on one-block calls (docs/design.md#exact-sums-finish).
   __device__ __forceinline__ void flush_beside(exact_thread &other, exact_word *block) {
-    bool done = false; // the same in every lane of a warp
-    if constexpr (LIMBS_BLOCK > 0) {
-      const double v[4] = {pair.a0, pair.a1, other.pair.a0, other.pair.a1};
-      done = exact_push_warp_window(block, v);
-    }
-    if (!done) {
+    static_assert(LIMBS_BLOCK > 0, "the full-array kernel's threads");
+    const double v[4] = {pair.a0, pair.a1, other.pair.a0, other.pair.a1};
+    if (exact_push_warp_window(block, v)) { // the same answer in every lane of a warp
+      not_neg_zero |= other.not_neg_zero;
+    } else {
       absorb(other, block);
       flush_values(block);
     }
-    not_neg_zero |= other.not_neg_zero;
     flag_sign(block); // every thread of the block at this one barrier, whichever way its warp went
   }
 
