@@ -560,6 +560,17 @@ static void canonical(int64_t *w) {
   (void)cureduce_cpu_exact_combine(w, zero);
 }
 
+/* A GPU state against the CPU's, both made canonical: the same words, flags alike. */
+static void expect_same_state(int64_t *got, int64_t *want, const char *what) {
+  canonical(got);
+  canonical(want);
+  for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) {
+    const int flag = i >= 72 && i < 76; /* flags mean "positive" */
+    if (flag ? (got[i] > 0) != (want[i] > 0) : got[i] != want[i])
+      fail_msg("%s: state word %d: GPU %lld, CPU %lld", what, i, (long long)got[i], (long long)want[i]);
+  }
+}
+
 /* Chunks on one stream, chunks on two streams into one state at once, and a second state
    combined in: the same bits as one call, and the same state as the CPU's. */
 static void split_states_should_give_one_call_bits(void **state) {
@@ -599,17 +610,10 @@ static void split_states_should_give_one_call_bits(void **state) {
       int64_t gpu_state[CUREDUCE_EXACT_STATE_WORDS], cpu_state[CUREDUCE_EXACT_STATE_WORDS] = {0};
       CUDA_OK(cudaMemcpy(gpu_state, d_a, state_bytes, cudaMemcpyDeviceToHost));
       assert_int_equal(cureduce_cpu_exact_accumulate(in, g_host, n, cpu_state), CUREDUCE_SUCCESS);
-      canonical(gpu_state);
-      canonical(cpu_state);
       char what[96];
       snprintf(what, sizeof what, "%s n=%llu %s", cureduce_dtype_name(in), (unsigned long long)n,
                EX_PATTERN_NAMES[p]);
-      for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) {
-        const int flag = i >= 72 && i < 76; /* flags mean "positive" */
-        if (flag ? (gpu_state[i] > 0) != (cpu_state[i] > 0) : gpu_state[i] != cpu_state[i])
-          fail_msg("%s: state word %d: GPU %lld, CPU %lld", what, i, (long long)gpu_state[i],
-                   (long long)cpu_state[i]);
-      }
+      expect_same_state(gpu_state, cpu_state, what);
       cureduce_dtype outs[3];
       const int nout = outputs_of(in, outs);
       for (size_t o = 0; o < sizeof OPS / sizeof *OPS; ++o)
@@ -630,17 +634,6 @@ static void split_states_should_give_one_call_bits(void **state) {
   assert_int_equal(cureduce_destroy(h2), CUREDUCE_SUCCESS);
   CUDA_OK(cudaStreamDestroy(s1));
   CUDA_OK(cudaStreamDestroy(s2));
-}
-
-/* A GPU state against the CPU's, both made canonical: the same words, flags alike. */
-static void expect_same_state(int64_t *got, int64_t *want, const char *what) {
-  canonical(got);
-  canonical(want);
-  for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) {
-    const int flag = i >= 72 && i < 76; /* flags mean "positive" */
-    if (flag ? (got[i] > 0) != (want[i] > 0) : got[i] != want[i])
-      fail_msg("%s: state word %d: GPU %lld, CPU %lld", what, i, (long long)got[i], (long long)want[i]);
-  }
 }
 
 /* The f64 full-array kernel flushes a warp's pairs as one integer when every value's lowest set
