@@ -1,6 +1,7 @@
 /* CLI argument helpers. See args.h. */
 #include "args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +26,13 @@ int arg_value(int argc, char **argv, int *i, const char *name, const char **valu
   return 1;
 }
 
+/* Decimal digits only: strtoull and strtoll alone would take leading spaces (" -1" wrapping
+ * to 2^64 - 1) and, in base 0, octal and hex. */
 int parse_u64(const char *option, const char *text, uint64_t *out) {
   char *end = NULL;
   errno = 0;
-  if (text[0] == '-' || text[0] == '\0') {
-    fprintf(stderr, "%s: %s wants a non-negative integer, got '%s'\n", CLI_NAME, option, text);
-    return 1;
-  }
-  const unsigned long long v = strtoull(text, &end, 0);
-  if (errno || *end != '\0') {
+  const unsigned long long v = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+  if (!isdigit((unsigned char)text[0]) || errno || *end != '\0') {
     fprintf(stderr, "%s: %s wants a non-negative integer, got '%s'\n", CLI_NAME, option, text);
     return 1;
   }
@@ -44,8 +43,9 @@ int parse_u64(const char *option, const char *text, uint64_t *out) {
 int parse_i64(const char *option, const char *text, int64_t *out) {
   char *end = NULL;
   errno = 0;
-  const long long v = strtoll(text, &end, 10);
-  if (text[0] == '\0' || errno || *end != '\0') {
+  const char *digits = text + (text[0] == '-' || text[0] == '+');
+  const long long v = isdigit((unsigned char)digits[0]) ? strtoll(text, &end, 10) : 0;
+  if (!isdigit((unsigned char)digits[0]) || errno || *end != '\0') {
     fprintf(stderr, "%s: %s wants an integer, got '%s'\n", CLI_NAME, option, text);
     return 1;
   }

@@ -14,7 +14,7 @@
 
 static int is_arg_op(cureduce_op op) { return op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX; }
 
-/* Ops whose reduction of zero elements has no value (SUM and SUMSQ give 0). */
+/* Ops whose reduction of zero elements has no value (SUM, SUMSQ and SUM_EXACT give 0). */
 static int empty_undefined(cureduce_op op) {
   return op != CUREDUCE_SUM && op != CUREDUCE_SUMSQ && op != CUREDUCE_SUM_EXACT;
 }
@@ -229,11 +229,13 @@ int cmd_run(int argc, char **argv) {
   if (rc)
     return rc < 0 ? 0 : rc;
   npy_array a;
+  reduce_plan plan;
+  if (!o.npy && ((rc = input_random_shape(&o, &a)) != 0 || (rc = plan_make(&a, &o, &plan)) != 0))
+    return rc; /* a bad --axis of generated data, found before the data is made */
   int from_file;
   if ((rc = input_load(&o, &a, &from_file)) != 0)
     return rc;
   cureduce_dtype acc;
-  reduce_plan plan;
   rc = input_resolve_acc(&o, a.dtype, &acc);
   if (rc == 0)
     rc = plan_make(&a, &o, &plan);

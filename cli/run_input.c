@@ -3,6 +3,7 @@
 
 #include "args.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,21 @@ static int alloc_elements(cureduce_dtype dtype, uint64_t n, void **p) {
   return 0;
 }
 
-static int load_random(const run_options *o, npy_array *a) {
+/* Whether --rows x --cols is below 2^64 (else prints why: a usage error). */
+static int rows_cols_fit(const run_options *o) {
+  if (o->cols == 0 || o->rows <= UINT64_MAX / o->cols)
+    return 1;
+  fprintf(stderr, "%s run: --rows %llu x --cols %llu is more than 2^64 elements\n", CLI_NAME,
+          (unsigned long long)o->rows, (unsigned long long)o->cols);
+  return 0;
+}
+
+int input_random_shape(const run_options *o, npy_array *a) {
   const cureduce_dtype dtype = o->dtype == CUREDUCE_ACC_DEFAULT ? CUREDUCE_F32 : o->dtype;
   cureduce_dtype acc;
   if (input_resolve_acc(o, dtype, &acc))
+    return 2;
+  if (o->matrix && !rows_cols_fit(o))
     return 2;
   if (o->matrix && o->rows * o->cols != o->random_n) {
     fprintf(stderr, "%s run: --random %llu elements do not fill --rows %llu x --cols %llu = %llu\n", CLI_NAME,
@@ -96,12 +108,19 @@ static int load_random(const run_options *o, npy_array *a) {
             (unsigned long long)(o->rows * o->cols));
     return 2;
   }
-  *a = (npy_array){.dtype = dtype, .ndim = 1, .count = o->random_n};
-  a->shape[0] = o->random_n;
-  const int rc = alloc_elements(dtype, a->count, &a->data);
+  *a = (npy_array){.dtype = dtype, .ndim = o->matrix ? 2 : 1, .count = o->random_n};
+  a->shape[0] = o->matrix ? o->rows : o->random_n;
+  a->shape[1] = o->matrix ? o->cols : 0;
+  return 0;
+}
+
+static int load_random(const run_options *o, npy_array *a) {
+  int rc = input_random_shape(o, a);
+  if (rc == 0)
+    rc = alloc_elements(a->dtype, a->count, &a->data);
   if (rc)
     return rc;
-  fill_random(dtype, a->count, o->seed, a->data);
+  fill_random(a->dtype, a->count, o->seed, a->data);
   return 0;
 }
 
@@ -120,6 +139,8 @@ static int load_file(const run_options *o, npy_array *a) {
 /* --rows/--cols: a reshape of 1-D (or 0-D) data; a check of the shape of anything more. */
 static int apply_rows_cols(const run_options *o, npy_array *a) {
   char have[256];
+  if (!rows_cols_fit(o))
+    return 2;
   if (a->ndim >= 2) {
     if (a->ndim == 2 && a->shape[0] == o->rows && a->shape[1] == o->cols)
       return 0;

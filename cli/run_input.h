@@ -13,6 +13,11 @@
    `acc` and its size before anything is allocated. */
 int input_load(const run_options *o, npy_array *a, int *from_file);
 
+/* The dtype and shape that input_load gives generated data (--random), without its elements
+   (a->data NULL): 0, or 2 (usage error, printed). So that the options can be checked against
+   the shape before the data is made. */
+int input_random_shape(const run_options *o, npy_array *a);
+
 /* Frees what input_load allocated. */
 void input_free(npy_array *a, int from_file);
 

@@ -143,7 +143,8 @@ void run_usage(FILE *to) {
               "results: sums wrap for integers; argmin and argmax print the index of the first\n"
               "minimum or maximum (a flat C-order index over the whole array, or the index along\n"
               "--axis), the accumulator setting only the precision of the comparison. Of zero\n"
-              "elements, sum and sumsq are 0 and the other ops have no result (exit status 1).\n"
+              "elements, sum, sumsq and sum_exact are 0 and the other ops have no result (exit\n"
+              "status 1).\n"
               "\n"
               "exit status: 0 done; 1 runtime error (unreadable file, empty input, out of memory,\n"
               "a CUDA error); 2 usage error.\n");

@@ -7,8 +7,8 @@
  * to the caller's output.
  *
  * Semantics shared by every reduction:
- *   - n = 0: SUM and SUMSQ write 0 (+0.0 for floats). MIN, MAX, ABSMAX, ARGMIN, ARGMAX and
- *     MEAN return CUREDUCE_EMPTY and leave the output untouched.
+ *   - n = 0: SUM, SUMSQ and SUM_EXACT write 0 (+0.0 for floats). MIN, MAX, ABSMAX, ARGMIN,
+ *     ARGMAX, MEAN and MEAN_EXACT return CUREDUCE_EMPTY and leave the output untouched.
  *   - NaN: MIN and MAX propagate NaN (as NumPy and PyTorch do). SUM follows IEEE 754: any NaN,
  *     or +inf together with -inf, gives NaN.
  *   - -0.0, +-inf and subnormals behave as IEEE 754 says: the sum of only -0.0 values is -0.0;
@@ -69,7 +69,7 @@ extern "C" {
 /* Status codes. The values are fixed and will not change between releases. */
 typedef enum cureduce_status {
   CUREDUCE_SUCCESS = 0,
-  CUREDUCE_EMPTY = 1,                 /* MIN/MAX of zero elements: output left untouched */
+  CUREDUCE_EMPTY = 1,                 /* zero elements, an op without a value for them: untouched */
   CUREDUCE_ERROR_NULL_POINTER = 2,    /* a required pointer argument is NULL */
   CUREDUCE_ERROR_INVALID_DTYPE = 3,   /* a dtype value outside the enum */
   CUREDUCE_ERROR_INVALID_OP = 4,      /* an op value outside the enum */

@@ -54,6 +54,12 @@ def test_usage_errors():
     expect(["run", "--random", "abc"], USAGE, "--random wants a non-negative integer, got 'abc'")
     expect(["run", "-n", "abc"], USAGE, "--random wants a non-negative integer, got 'abc'")
     expect(["run", "--random", "-5"], USAGE, "non-negative integer")
+    # Decimal only: no leading space (strtoull would wrap " -1" to 2^64 - 1), octal or hex.
+    expect(["run", "--random", "10", "--seed", " -1"], USAGE, "--seed wants a non-negative integer, got ' -1'")
+    expect(["run", "--random", " 5"], USAGE, "--random wants a non-negative integer, got ' 5'")
+    expect(["run", "--random", "0x10"], USAGE, "--random wants a non-negative integer, got '0x10'")
+    expect(["run", "--random", "10", "--axis", " 0"], USAGE, "--axis wants an integer, got ' 0'")
+    expect(["run", "--random", "10", "--axis", "-"], USAGE, "--axis wants an integer, got '-'")
     expect(["run", "--random"], USAGE, "option --random (-n) needs a value")
     expect(["run", "-n"], USAGE, "option --random (-n) needs a value")
     expect(["run", "--random", "10", "--axis"], USAGE, "option --axis needs a value")
@@ -106,14 +112,18 @@ def test_huge_counts():
           p.returncode == RUNTIME and "cannot allocate 8.0 EiB of host memory" in p.stderr, p)
     expect(["run", "--random", str(2**64 - 1), "--dtype", "i8"], RUNTIME, "cannot allocate 16.0 EiB")
     expect(["run", "--rows", str(2**32), "--cols", str(2**32)], USAGE, "more than 2^64 elements")
+    # with --random 0 the product wrapped to 0 and "filled" the shape
+    expect(["run", "--rows", str(2**32), "--cols", str(2**32), "--random", "0"], USAGE, "more than 2^64 elements")
+    # a bad --axis of generated data is a usage error, found before the data is made (4 EiB here)
+    expect(["run", "--rows", str(2**30), "--cols", str(2**30), "--axis", "5"], USAGE, "out of range")
     expect(["run", "--rows", str(2**31), "--cols", str(2**31)], USAGE, "more than 64-bit addresses reach")
     expect(["run", "--rows", str(2**31), "--cols", str(2**31), "--dtype", "i8"], RUNTIME, "cannot allocate")
 
 
 def test_empty_input():
-    for op in OPS:
+    for op in OPS + ["sum_exact", "mean_exact"]:
         p = cli(["run", "--random", "0", "--op", op])
-        if op in ("sum", "sumsq"):
+        if op in ("sum", "sumsq", "sum_exact"):
             check(f"empty {op} is 0", p.returncode == OK and re.search(rf"^{op} .*= 0$", p.stdout, re.M), p)
             continue
         msg = f"the {op} of an empty array (0 elements) is undefined; no result"

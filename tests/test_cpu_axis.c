@@ -79,6 +79,13 @@ static void axis_edge_shapes_and_bad_arguments_should_get_their_status(void **st
   assert_int_equal(
       cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 1u << 31, 1u << 31, 4, CUREDUCE_I64, out),
       CUREDUCE_ERROR_INVALID_VALUE); /* 2^64 elements */
+  /* length 0 reads nothing, but 2^64 or 2^60 results of 8 bytes fit no buffer: nothing written */
+  assert_int_equal(
+      cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 1ull << 32, 0, 1ull << 32, CUREDUCE_I64, out),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(
+      cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 1ull << 30, 0, 1ull << 30, CUREDUCE_I64, out),
+      CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, NULL, 2, 3, 2, CUREDUCE_I64, out),
                    CUREDUCE_ERROR_NULL_POINTER);
   assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_SUM, CUREDUCE_I32, A, 2, 3, 2, CUREDUCE_I64, NULL),
@@ -98,8 +105,18 @@ static void empty_rows_and_columns_should_follow_the_full_reduction(void **state
   assert_true(out[0] == 0 && out[1] == 0 && out[2] == 0 && !signbit(out[0]));
   assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_MIN, CUREDUCE_F32, M, 0, 3, 5, CUREDUCE_F32, out),
                    CUREDUCE_EMPTY);
-  /* no rows at all: nothing to write */
+  /* no rows at all: nothing to write, so no output pointer is needed (as on the GPU) */
   assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_MIN, CUREDUCE_F32, M, 0, 4, 5, CUREDUCE_F32, out), 0);
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, 0, 4, 5, CUREDUCE_F32, NULL), 0);
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_SUM, CUREDUCE_F32, M, 3, 0, 5, CUREDUCE_F32, NULL), 0);
+  const int64_t one_offset[1] = {0};
+  assert_int_equal(
+      cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 0, one_offset, CUREDUCE_F32, NULL), 0);
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, M, 1, 0, 5, CUREDUCE_F32, NULL),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(
+      cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 1, one_offset, CUREDUCE_F32, NULL),
+      CUREDUCE_ERROR_NULL_POINTER);
 }
 
 static void bad_arguments_should_get_their_status(void **state) {

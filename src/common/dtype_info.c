@@ -63,7 +63,8 @@ const char *cureduce_status_string(cureduce_status status) {
   switch (status) {
   case CUREDUCE_SUCCESS: return "success";
   case CUREDUCE_EMPTY:
-    return "the reduction of zero elements has no value (min and max); output left untouched";
+    return "the reduction of zero elements has no value (min, max, absmax, argmin, argmax, mean, "
+           "mean_exact); output left untouched";
   case CUREDUCE_ERROR_NULL_POINTER: return "a required pointer argument is NULL";
   case CUREDUCE_ERROR_INVALID_DTYPE: return "the dtype is not one of cureduce_dtype";
   case CUREDUCE_ERROR_INVALID_OP: return "the op is not one of cureduce_op";

@@ -23,13 +23,16 @@ static inline int cr_matrix_shape_ok(uint64_t rows, uint64_t cols, uint64_t ld, 
   return cols <= limit && (ld == 0 || rows - 1 <= (limit - cols) / ld);
 }
 
-/* 1 when outer x length x inner elements of `size` bytes span less than 2^63 bytes
+/* 1 when outer x length x inner elements of `size` bytes span less than 2^63 bytes, and so do
+   the outer x inner results of up to 8 bytes each, also where length is 0
    (cureduce_reduce_axis). */
 static inline int cr_axis_shape_ok(uint64_t outer, uint64_t length, uint64_t inner, uint64_t size) {
   const uint64_t limit = cr_elements_max(size);
-  if (outer == 0 || length == 0 || inner == 0)
+  if (outer == 0 || inner == 0)
     return 1;
-  return length <= limit / inner && outer <= limit / (length * inner);
+  if (outer > cr_elements_max(8) / inner)
+    return 0;
+  return length == 0 || (length <= limit / inner && outer <= limit / (length * inner));
 }
 
 #endif

@@ -12,13 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What every matrix call checks: the combination, pointers and shape. */
+/* What every matrix call checks: the combination, pointers and shape. h_out may be NULL where
+   there are no outputs, as on the GPU. */
 static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
-                                    uint64_t cols, uint64_t ld, cureduce_dtype *acc, const void *h_out) {
+                                    uint64_t cols, uint64_t ld, cureduce_dtype *acc, const void *h_out,
+                                    uint64_t outputs) {
   const cureduce_status st = cureduce_resolve_acc(op, in, *acc, acc);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!h_out || (rows > 0 && cols > 0 && !h_in))
+  if ((outputs > 0 && !h_out) || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
   if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in)))
     return CUREDUCE_ERROR_INVALID_VALUE;
@@ -129,10 +131,10 @@ static cureduce_status write_empty(cureduce_op op, cureduce_dtype in, cureduce_d
 static cureduce_status reduce_matrix(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
                                      uint64_t cols, uint64_t ld, cureduce_dtype acc, void *h_out,
                                      int columns) {
-  cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out);
+  const uint64_t outputs = columns ? cols : rows, length = columns ? rows : cols;
+  cureduce_status st = check_matrix(op, in, h_in, rows, cols, ld, &acc, h_out, outputs);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  const uint64_t outputs = columns ? cols : rows, length = columns ? rows : cols;
   if (empty_reductions(op, outputs, length))
     return CUREDUCE_EMPTY;
   if (outputs == 0 || length == 0)
@@ -194,7 +196,7 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
   cureduce_status st = cureduce_resolve_acc(op, in, acc, &acc);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!h_out || !h_offsets)
+  if ((num_segments > 0 && !h_out) || !h_offsets)
     return CUREDUCE_ERROR_NULL_POINTER;
   const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
   for (uint64_t s = 0; s < num_segments; ++s)
