@@ -107,9 +107,8 @@ static void axis_calls_should_check_their_arguments(void **state) {
   assert_int_equal(cureduce_reduce_axis(h, SUM, F32, d_in, 1ull << 32, 1ull << 32, 2, F32, d_out, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE); /* 2^65 elements */
   /* length 0 reads nothing, but 2^64 + 2^32 results (their count wraps to 2^32) fit no buffer */
-  assert_int_equal(
-      cureduce_reduce_axis(h, SUM, F32, d_in, (1ull << 32) + 1, 0, 1ull << 32, F32, d_out, NULL),
-      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F32, d_in, (1ull << 32) + 1, 0, 1ull << 32, F32, d_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   /* fewer than 2^63 elements but 2^64 bytes: rows 2^62 f32 elements apart, 2^60 x 2 x 2 */
   assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 2, 4, 1ull << 62, F32, d_out, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE);
