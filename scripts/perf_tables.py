@@ -31,7 +31,7 @@ for n in (2**26, 2**28, 2**30):
                 cells.append("-")
                 continue
             c = f" ({float(r['cub_speedup']):.2f}x)" if r["cub_speedup"] else ""
-            cells.append(f"{float(r['roof_fraction']):.3f}{c}")
+            cells.append(f"{float(r['roof_hot_us']) / float(r['hot_us']):.3f}{c}")
         print(f"| {d} | " + " | ".join(cells) + " |")
 
 sizes = [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]
