@@ -1,4 +1,4 @@
-/* Running exact states on the CPU: split into chunks in any way and combined in any order, they
+/* Running exact states on the CPU: split into chunks anywhere and combined in either order, they
  * round to the bits of one call; bad arguments get a status and leave the state alone. A sum
  * held as two doubles (cr_exact_pair_value) rounds to the bits of the exact state that holds it,
  * or is left to that state, and rarely so for a mean. Rows into states round each row alone. */
@@ -24,26 +24,34 @@ static void chunks_in_any_order_should_give_one_call_bits(void **state) {
       const cureduce_dtype in = INPUTS[d];
       const size_t size = cureduce_dtype_size(in);
       ex_fill(in, x, n, (ex_pattern)p, &rng);
-      /* three chunks into three states, combined last-first */
+      /* three chunks into three states, combined last-first, (c + b) + a, and first-last into a
+         copy of a, (a + c) + b: other operands and another grouping */
       const uint64_t c1 = tu_next(&rng) % n, c2 = c1 + tu_next(&rng) % (n - c1 + 1);
       int64_t a[CUREDUCE_EXACT_STATE_WORDS] = {0}, b[CUREDUCE_EXACT_STATE_WORDS] = {0},
               c[CUREDUCE_EXACT_STATE_WORDS] = {0};
       assert_int_equal(cureduce_cpu_exact_accumulate(in, x, c1, a), CUREDUCE_SUCCESS);
       assert_int_equal(cureduce_cpu_exact_accumulate(in, (char *)x + c1 * size, c2 - c1, b), 0);
       assert_int_equal(cureduce_cpu_exact_accumulate(in, (char *)x + c2 * size, n - c2, c), 0);
+      int64_t first[CUREDUCE_EXACT_STATE_WORDS];
+      memcpy(first, a, sizeof a);
+      assert_int_equal(cureduce_cpu_exact_combine(first, c), CUREDUCE_SUCCESS);
+      assert_int_equal(cureduce_cpu_exact_combine(first, b), CUREDUCE_SUCCESS);
       assert_int_equal(cureduce_cpu_exact_combine(c, b), CUREDUCE_SUCCESS);
       assert_int_equal(cureduce_cpu_exact_combine(c, a), CUREDUCE_SUCCESS);
       const cureduce_dtype outs[] = {CUREDUCE_F64, CUREDUCE_F32, in};
       for (int o = 0; o < 3; ++o)
         for (int mean = 0; mean < 2; ++mean) {
           const cureduce_op op = mean ? CUREDUCE_MEAN_EXACT : CUREDUCE_SUM_EXACT;
-          unsigned char one[8] = {0}, split[8] = {0};
+          unsigned char one[8] = {0}, split[8] = {0}, other[8] = {0};
           assert_int_equal(cureduce_cpu_reduce(op, in, x, n, outs[o], one), CUREDUCE_SUCCESS);
           assert_int_equal(cureduce_cpu_exact_finish(op, c, outs[o], split), CUREDUCE_SUCCESS);
-          if (memcmp(one, split, cureduce_dtype_size(outs[o])) != 0)
-            fail_msg("%s %s->%s %s: split at %llu, %llu differs from one call", cureduce_op_name(op),
-                     cureduce_dtype_name(in), cureduce_dtype_name(outs[o]), EX_PATTERN_NAMES[p],
-                     (unsigned long long)c1, (unsigned long long)c2);
+          assert_int_equal(cureduce_cpu_exact_finish(op, first, outs[o], other), CUREDUCE_SUCCESS);
+          const size_t size_out = cureduce_dtype_size(outs[o]);
+          if (memcmp(one, split, size_out) != 0 || memcmp(one, other, size_out) != 0)
+            fail_msg("%s %s->%s %s: split at %llu, %llu differs from one call (last-first %d, first-last %d)",
+                     cureduce_op_name(op), cureduce_dtype_name(in), cureduce_dtype_name(outs[o]),
+                     EX_PATTERN_NAMES[p], (unsigned long long)c1, (unsigned long long)c2,
+                     memcmp(one, split, size_out) != 0, memcmp(one, other, size_out) != 0);
         }
     }
   free(x);
@@ -152,10 +160,11 @@ static const cureduce_dtype PAIR_OUTPUTS[] = {CUREDUCE_F64,  CUREDUCE_F32,     C
                                               CUREDUCE_BF16, CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2};
 #define PAIR_OUTPUT_COUNT ((int)(sizeof PAIR_OUTPUTS / sizeof *PAIR_OUTPUTS))
 
-/* What a run of checks did: results compared with the state's, means asked for, and those that
-   cr_exact_pair_value left to the state (returned 0). */
+/* What a run of checks did: pairs checked, sums compared with the state's, means (of one
+   element or more) asked for, and those of them that cr_exact_pair_value left to the state
+   (returned 0); the others were compared. */
 typedef struct pair_tally {
-  uint64_t compared, means, fallbacks;
+  uint64_t pairs, sums, means, fallbacks;
 } pair_tally;
 
 /* The same result: the same bits (so the sign of a zero counts), or both NaN. */
@@ -175,6 +184,7 @@ static void check_pair_flag(double a0, double a1, uint64_t count, int flag, pair
   if (flag >= 0)
     w[CR_EXACT_NOT_NEG_ZERO] = flag;
   const int not_neg_zero = w[CR_EXACT_NOT_NEG_ZERO] != 0;
+  ++t->pairs;
   for (int o = 0; o < PAIR_OUTPUT_COUNT; ++o)
     for (int mean = 0; mean < 2; ++mean) {
       const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[o]);
@@ -184,7 +194,6 @@ static void check_pair_flag(double a0, double a1, uint64_t count, int flag, pair
         if (!done || !isnan(got))
           fail_msg("mean of no element (a0 %a, a1 %a) to %s: returned %d, %a, not NaN", a0, a1,
                    cureduce_dtype_name(PAIR_OUTPUTS[o]), done, got);
-        ++t->compared;
         continue;
       }
       t->means += (uint64_t)mean;
@@ -200,7 +209,7 @@ static void check_pair_flag(double a0, double a1, uint64_t count, int flag, pair
         fail_msg("%s of a0 %a + a1 %a (count %llu, not_neg_zero %d) to %s: pair gave %a, the state %a",
                  mean ? "mean" : "sum", a0, a1, (unsigned long long)count, not_neg_zero,
                  cureduce_dtype_name(PAIR_OUTPUTS[o]), got, want);
-      ++t->compared;
+      t->sums += (uint64_t)!mean;
     }
 }
 
@@ -209,9 +218,19 @@ static void check_pair(double a0, double a1, uint64_t count, pair_tally *t) {
 }
 
 static void pair_report(const char *what, const pair_tally *t) {
-  printf("# %s: %llu results compared, %llu of %llu means left to the state (%.4f%%)\n", what,
-         (unsigned long long)t->compared, (unsigned long long)t->fallbacks, (unsigned long long)t->means,
-         t->means ? 100.0 * (double)t->fallbacks / (double)t->means : 0.0);
+  printf("# %s: %llu pairs; %llu sums and %llu means compared, %llu of %llu means left to the state "
+         "(%.4f%%)\n",
+         what, (unsigned long long)t->pairs, (unsigned long long)t->sums,
+         (unsigned long long)(t->means - t->fallbacks), (unsigned long long)t->fallbacks,
+         (unsigned long long)t->means, t->means ? 100.0 * (double)t->fallbacks / (double)t->means : 0.0);
+}
+
+/* Fails unless at most max_percent of t's means were left to the state. */
+static void pair_fallbacks_at_most(const char *what, const pair_tally *t, double max_percent) {
+  pair_report(what, t);
+  if ((double)t->fallbacks * 100.0 > max_percent * (double)t->means)
+    fail_msg("%s: %llu of %llu means left to the state, more than %g%%", what,
+             (unsigned long long)t->fallbacks, (unsigned long long)t->means, max_percent);
 }
 
 /* Uniform in [-1, 1). */
@@ -277,7 +296,6 @@ static void pair_tie(cr_exact_format f, int s_lo, int s_hi, uint64_t *rng, uint6
 static void two_sum_and_round_double_should_be_exact(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 101;
-  int checked = 0;
   for (int i = 0; i < 100000; ++i) {
     /* any two finite doubles below 2^1000, subnormals too, and pairs that overlap or cancel */
     const double a = pair_at(-1080 + (int)(tu_next(&rng) % 2079), &rng);
@@ -298,7 +316,6 @@ static void two_sum_and_round_double_should_be_exact(void **state) {
     cr_exact_add(w, -l);
     if (cr_exact_value(w, 0, cr_exact_format_of(CUREDUCE_F64)) != 0.0)
       fail_msg("two_sum(%a, %a) = %a + %a is not exact", a, b, h, l);
-    ++checked;
   }
   for (int i = 0; i < 60000; ++i) {
     /* any bits (NaN, infinities, zeros, subnormals), and the doubles at and around the ties of
@@ -326,16 +343,14 @@ static void two_sum_and_round_double_should_be_exact(void **state) {
       if (!pair_same(got, want))
         fail_msg("round_double(%a) to %s: %a, the state %a", x, cureduce_dtype_name(PAIR_OUTPUTS[o]), got,
                  want);
-      ++checked;
     }
   }
-  assert_true(checked == 100000 + 60000 * PAIR_OUTPUT_COUNT);
 }
 
 static void pair_value_of_random_pairs_should_match_the_state(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 102;
-  pair_tally t = {0, 0, 0};
+  pair_tally t = {0, 0, 0, 0};
   const int n = 60000;
   for (int i = 0; i < n; ++i) {
     /* a0 near every format's range (or anywhere up to 2^940) times the count, so that the mean
@@ -351,19 +366,15 @@ static void pair_value_of_random_pairs_should_match_the_state(void **state) {
     else
       check_pair(a1, a0, count, &t);
   }
-  pair_report("random pairs", &t);
-  assert_true(t.compared >= (uint64_t)n * 2 * PAIR_OUTPUT_COUNT * 99 / 100);
-  assert_true(t.means == (uint64_t)n * PAIR_OUTPUT_COUNT);
-  if (t.fallbacks * 100 >= t.means)
-    fail_msg("%llu of %llu means left to the state: more than 1%%", (unsigned long long)t.fallbacks,
-             (unsigned long long)t.means);
+  /* about 0.1% left to the state (0.06% to 0.12% over 56 seeds): the pair, not the state, must
+     round nearly every mean of data in range */
+  pair_fallbacks_at_most("random pairs", &t, 1.0);
 }
 
 static void pair_value_at_rounding_ties_should_match_the_state(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 103;
-  pair_tally t = {0, 0, 0};
-  int ties = 0;
+  pair_tally t = {0, 0, 0, 0}, near = {0, 0, 0, 0}; /* near: a narrow format's ties as doubles */
   for (int o = 0; o < PAIR_OUTPUT_COUNT; ++o) {
     const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[o]);
     for (int i = 0; i < 400; ++i) {
@@ -371,7 +382,7 @@ static void pair_value_at_rounding_ties_should_match_the_state(void **state) {
       int s;
       /* f64's ties below 2^900 times any count, and above 2^-900 (a mean's pair holds more) */
       pair_tie(f, -900, 900, &rng, &j0, &s);
-      for (int parity = 0; parity < 2; ++parity, ++ties) {
+      for (int parity = 0; parity < 2; ++parity) {
         const uint64_t j = j0 ^ (uint64_t)parity; /* ties to even and to odd neighbours */
         const __int128 sign = tu_next(&rng) & 1 ? -1 : 1;
         /* A sum: the tie 2^K times as an integer, moved by a little (or a lot: to the values
@@ -430,15 +441,17 @@ static void pair_value_at_rounding_ties_should_match_the_state(void **state) {
         for (size_t m = 0; m < sizeof tiny / sizeof *tiny; ++m)
           for (int side = -1; side <= 1; ++side) {
             const double a0 = side == 0 ? tie : nextafter(tie, side > 0 ? INFINITY : -INFINITY);
-            check_pair(a0, tiny[m], pair_count(&rng), &t);
-            check_pair(-tiny[m], a0, pair_count(&rng), &t);
+            check_pair(a0, tiny[m], pair_count(&rng), &near);
+            check_pair(-tiny[m], a0, pair_count(&rng), &near);
           }
       }
     }
   }
-  pair_report("rounding ties", &t);
-  assert_true(ties == 2 * 400 * PAIR_OUTPUT_COUNT);
-  assert_true(t.compared >= (uint64_t)ties * 20 * 2 * PAIR_OUTPUT_COUNT / 2);
+  /* Bounds over ten times and 1.7 times the rates over 56 seeds (0.02% to 0.04%, 5.8% to 6.0%):
+     the means at and next to ties must mostly be rounded from the pair, and so compared here, not
+     left to the state wholesale (a wider give-up bound, or one format giving up at its ties). */
+  pair_fallbacks_at_most("rounding ties", &t, 0.5);
+  pair_fallbacks_at_most("ties as doubles", &near, 10.0);
 }
 
 /* Means whose quotient the pair holds exactly are rounded from the pair, never left to the
@@ -449,7 +462,7 @@ static void pair_value_at_rounding_ties_should_match_the_state(void **state) {
 static void pair_value_of_exact_means_should_not_fall_back(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 105;
-  pair_tally t = {0, 0, 0};
+  pair_tally t = {0, 0, 0, 0};
   for (int i = 0; i < 20000; ++i) {
     const uint64_t count = 1ull << (tu_next(&rng) % 41);
     const double a0 = pair_at(-60 + (int)(tu_next(&rng) % 121), &rng);
@@ -463,16 +476,16 @@ static void pair_value_of_exact_means_should_not_fall_back(void **state) {
     const double a0 = c * m, a1 = fma(c, m, -a0);
     check_pair(a0, a1, count, &t);
   }
-  pair_report("exact means", &t);
-  assert_true(t.means == 40000ull * PAIR_OUTPUT_COUNT);
-  assert_true(t.compared == 2 * t.means);
-  assert_true(t.fallbacks == 0);
+  pair_fallbacks_at_most("exact means", &t, 0.0);
 }
 
+/* At the edges of the formats' ranges, each part counted apart: over (around f's overflow
+   boundary), sub (f's subnormals), zero (exact zeros, and no element), and beyond (double
+   subnormals and counts from 2^53, whose means the pair may leave to the state). */
 static void pair_value_at_range_edges_should_match_the_state(void **state) {
   (void)state;
   uint64_t rng = tu_seed() + 104;
-  pair_tally t = {0, 0, 0};
+  pair_tally over = {0, 0, 0, 0}, sub = {0, 0, 0, 0}, zero = {0, 0, 0, 0}, beyond = {0, 0, 0, 0};
   for (int o = 1; o < PAIR_OUTPUT_COUNT; ++o) {
     const cr_exact_format f = cr_exact_format_of(PAIR_OUTPUTS[o]);
     /* around the largest finite value, its overflow boundary and beyond */
@@ -497,14 +510,14 @@ static void pair_value_at_range_edges_should_match_the_state(void **state) {
       for (size_t m = 0; m < sizeof smalls / sizeof *smalls; ++m)
         for (int sign = -1; sign <= 1; sign += 2) {
           const uint64_t count = pair_count(&rng);
-          check_pair(sign * bigs[b], smalls[m], 1, &t);
-          check_pair(sign * bigs[b], -smalls[m], 1, &t);
+          check_pair(sign * bigs[b], smalls[m], 1, &over);
+          check_pair(sign * bigs[b], -smalls[m], 1, &over);
           double a0, a1; /* the same as a mean: count times it */
           const double q = sign * (bigs[b] + smalls[m]);
           a0 = q * (double)count;
           a1 = fma(q, (double)count, -a0);
-          check_pair(a0, a1, count, &t);
-          check_pair(a0, -smalls[m], count, &t);
+          check_pair(a0, a1, count, &over);
+          check_pair(a0, -smalls[m], count, &over);
         }
     /* below the smallest normal of f (its subnormals), down to where it rounds to zero */
     const int normal = f.min_exp + f.precision - 1;
@@ -512,8 +525,8 @@ static void pair_value_at_range_edges_should_match_the_state(void **state) {
       const uint64_t count = pair_count(&rng);
       const double a0 = pair_at(normal - 1 - (int)(tu_next(&rng) % (uint64_t)(f.precision + 3)), &rng);
       const double a1 = ldexp(a0, -(int)(tu_next(&rng) % 80)) * pair_signed_unit(&rng);
-      check_pair(a0, a1, 1, &t);
-      check_pair(a0 * (double)count, a1 * (double)count, count, &t);
+      check_pair(a0, a1, 1, &sub);
+      check_pair(a0 * (double)count, a1 * (double)count, count, &sub);
     }
   }
   /* double subnormals, and sums crossing into them */
@@ -522,17 +535,17 @@ static void pair_value_at_range_edges_should_match_the_state(void **state) {
     double a0, a1;
     memcpy(&a0, &u0, sizeof a0);
     memcpy(&a1, &u1, sizeof a1);
-    check_pair(a0, a1, pair_count(&rng), &t);
-    check_pair(0x1p-1022, -a1, pair_count(&rng), &t);
-    check_pair(-0x1p-1021, a0, pair_count(&rng), &t);
+    check_pair(a0, a1, pair_count(&rng), &beyond);
+    check_pair(0x1p-1022, -a1, pair_count(&rng), &beyond);
+    check_pair(-0x1p-1021, a0, pair_count(&rng), &beyond);
   }
-  check_pair(0x1p-1022, -0x1p-1074, 1, &t);
-  check_pair(-0x1p-1074, -0x1p-1074, 3, &t);
+  check_pair(0x1p-1022, -0x1p-1074, 1, &beyond);
+  check_pair(-0x1p-1074, -0x1p-1074, 3, &beyond);
   /* exact cancellation: +0.0 however many elements */
   for (int i = 0; i < 3000; ++i) {
     const double x = pair_at(-1080 + (int)(tu_next(&rng) % 2079), &rng);
-    check_pair(x, -x, pair_count(&rng), &t);
-    check_pair(-x, x, (uint64_t)(i % 2), &t);
+    check_pair(x, -x, pair_count(&rng), &zero);
+    check_pair(-x, x, (uint64_t)(i % 2), &zero);
   }
   /* zeros: -0.0 only when every element was -0.0; the mean of no element is NaN */
   const double zeros[] = {0.0, -0.0};
@@ -540,9 +553,9 @@ static void pair_value_at_range_edges_should_match_the_state(void **state) {
   for (int z0 = 0; z0 < 2; ++z0)
     for (int z1 = 0; z1 < 2; ++z1)
       for (size_t c = 0; c < sizeof zero_counts / sizeof *zero_counts; ++c) {
-        check_pair(zeros[z0], zeros[z1], zero_counts[c], &t);
+        check_pair(zeros[z0], zeros[z1], zero_counts[c], &zero);
         if (zero_counts[c] > 2) /* other elements were +0.0 */
-          check_pair_flag(zeros[z0], zeros[z1], zero_counts[c], 1, &t);
+          check_pair_flag(zeros[z0], zeros[z1], zero_counts[c], 1, &zero);
       }
   {
     /* the all -0.0 sum is -0.0 in every format */
@@ -556,15 +569,21 @@ static void pair_value_at_range_edges_should_match_the_state(void **state) {
   }
   for (int i = 0; i < 100; ++i)
     check_pair(pair_at(-100 + (int)(tu_next(&rng) % 200), &rng),
-               pair_at(-100 + (int)(tu_next(&rng) % 200), &rng), 0, &t);
+               pair_at(-100 + (int)(tu_next(&rng) % 200), &rng), 0, &zero);
   /* counts from 2^53 on: the pair may leave those to the state, but must not be wrong */
   const uint64_t huge[] = {1ull << 53, (1ull << 53) + 1, (1ull << 60) + 7};
   for (int i = 0; i < 300; ++i) {
     const double a0 = pair_at(60 + (int)(tu_next(&rng) % 200), &rng);
-    check_pair(a0, ldexp(a0, -60) * pair_signed_unit(&rng), huge[i % 3], &t);
+    check_pair(a0, ldexp(a0, -60) * pair_signed_unit(&rng), huge[i % 3], &beyond);
   }
-  pair_report("range edges", &t);
-  assert_true(t.compared >= 100000);
+  /* Bounds about 1.3 times the rate over 56 seeds (18.3% to 18.9%: a mean built as a double times
+     its count, or just off it, lies within the division's error of a double, and is left to the
+     state unless that division was exact), and far above it (none of 10 million means): the pair
+     must round nearly every mean at f's subnormals. An exact zero is never left to the state. */
+  pair_fallbacks_at_most("overflow edges", &over, 25.0);
+  pair_fallbacks_at_most("subnormals of f", &sub, 0.1);
+  pair_fallbacks_at_most("exact zeros", &zero, 0.0);
+  pair_report("double subnormals, counts from 2^53", &beyond);
 }
 
 /* Segments into states round each segment to the bits of one call over it, an empty one's
