@@ -31,9 +31,7 @@ static int skip_ranks(int k) { return capped() && k != 1 && k != 3 && k != DU_MA
 
 static int setup(void **state) {
   (void)state;
-  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
-  if (cap)
-    g_max_n = strtoull(cap, NULL, 0);
+  g_max_n = gpu_test_max_n(g_max_n);
   if (cureduce_create(&g_h) != CUREDUCE_SUCCESS)
     return -1;
   g_host = malloc(MAX_N * 8);

@@ -43,9 +43,8 @@ static void reductions_over_more_than_2pow32_elements_should_be_exact(void **sta
 
 int main(void) {
   gpu_require_device();
-  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
-  if (cap && strtoull(cap, NULL, 0) < N) {
-    printf("skipped: CUREDUCE_TEST_MAX_N=%s is below 2^32 + 4099\n", cap);
+  if (gpu_test_max_n(N) < N) {
+    printf("skipped: CUREDUCE_TEST_MAX_N is below 2^32 + 4099\n");
     return TEST_SKIP_CODE;
   }
   size_t free_bytes = 0, total = 0;

@@ -29,10 +29,9 @@ static long ulps_apart(float a, float b) {
 
 static void f32_sums_should_be_within_one_ulp_of_exact(void **state) {
   (void)state;
-  uint64_t max_n = SIZES[3];
-  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
-  if (cap && strtoull(cap, NULL, 10) < max_n)
-    max_n = strtoull(cap, NULL, 10);
+  uint64_t max_n = gpu_test_max_n(SIZES[3]);
+  if (max_n > SIZES[3])
+    max_n = SIZES[3];
   const cureduce_dtype dts[] = {CUREDUCE_F32, CUREDUCE_F16, CUREDUCE_BF16};
   const cureduce_op ops[] = {CUREDUCE_SUM, CUREDUCE_MEAN};
   cureduce_handle h;

@@ -101,8 +101,7 @@ static void every_rung_should_match_the_cpu_at_edge_sizes_and_offsets(void **sta
 
 static int setup(void **state) {
   (void)state;
-  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
-  F.max_n = cap ? strtoull(cap, NULL, 0) : UINT64_MAX;
+  F.max_n = gpu_test_max_n(UINT64_MAX);
   const uint64_t largest = (1u << 24) + 8;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess ||

@@ -91,8 +91,7 @@ static void run_combo(const combo *c) {
 
 static int setup(void **state) {
   (void)state;
-  const char *cap = getenv("CUREDUCE_TEST_MAX_N");
-  g_max_n = cap ? strtoull(cap, NULL, 0) : UINT64_MAX;
+  g_max_n = gpu_test_max_n(UINT64_MAX);
   const uint64_t largest = LARGE_N + 8;
   if (cureduce_create(&g_handle) != CUREDUCE_SUCCESS)
     return -1;
