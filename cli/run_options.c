@@ -30,11 +30,14 @@ static const struct option LONG_OPTIONS[] = {{"npy", required_argument, NULL, 'f
    then ':': a missing value comes back as ':' rather than '?'. */
 static const char SHORT_OPTIONS[] = "-:f:n:d:s:o:a:eh";
 
-/* Accumulators allowed for (op, dtype), the default first and marked with '*'. */
+/* Accumulators allowed for (op, dtype), the default first and marked with '*'; "refused" where
+   the op does not take the dtype (the exact ops and integers). */
 static void print_accs(FILE *to, cureduce_op op, cureduce_dtype dtype) {
   cureduce_dtype def;
-  if (cureduce_resolve_acc(op, dtype, CUREDUCE_ACC_DEFAULT, &def) != CUREDUCE_SUCCESS)
+  if (cureduce_resolve_acc(op, dtype, CUREDUCE_ACC_DEFAULT, &def) != CUREDUCE_SUCCESS) {
+    fprintf(to, " refused");
     return;
+  }
   fprintf(to, " %s*", cureduce_dtype_name(def));
   for (int a = 0; a < CUREDUCE_DTYPE_COUNT; ++a)
     if (a != (int)def && cureduce_supported(op, dtype, (cureduce_dtype)a) == CUREDUCE_SUCCESS)

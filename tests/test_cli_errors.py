@@ -144,6 +144,10 @@ def test_help():
                     if w not in text]
         check(" ".join(args) + " lists every op, dtype, alias and option" + (f" (missing {missing})" if missing else ""),
               p.returncode == OK and not missing and p.stderr == "", p)
+    # the exact ops refuse integers, and the table says so
+    p = cli(["run", "--help"])
+    check("run --help: integers' exact ops are refused",
+          re.search(r"^  i32 .*; refused \(sum_exact, mean_exact\)$", p.stdout, re.M) is not None, p)
     expect(["info", "--help"], OK, "usage", "stdout")
 
 
