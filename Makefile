@@ -36,6 +36,7 @@ test: configure
 	cmake --build $(BUILD) -j $(JOBS)
 	@set -o pipefail; rm -f $(BUILD)/ctest-junit.xml; \
 	  ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml \
+	    --test-output-size-passed 1000000 \
 	    | scripts/test-summary --filter; rc=$$?; \
 	  scripts/test-summary $(BUILD)/ctest-junit.xml || rc=1; exit $$rc
 
