@@ -13,32 +13,64 @@
 #include <float.h>
 #include <mpfr.h>
 
-/* MPFR's sum of x[0..n), rounded once to `prec` bits in the exponent range of the target
-   format (mpfr_subnormalize emulates its subnormals). */
-static double mpfr_reference(const double *x, size_t n, int prec, mpfr_exp_t emin, mpfr_exp_t emax) {
-  const mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
-  mpfr_set_emin(emin);
-  mpfr_set_emax(emax);
-  mpfr_t *v = malloc((n ? n : 1) * sizeof *v);
-  mpfr_ptr *p = malloc((n ? n : 1) * sizeof *p);
-  for (size_t i = 0; i < n; ++i) {
-    mpfr_init2(v[i], 53);
-    mpfr_set_d(v[i], x[i], MPFR_RNDN); /* exact */
-    p[i] = v[i];
+/* The float formats an exact sum rounds into: precision, smallest subnormal 2^min_exp, largest
+   finite value, and whether an overflow gives an infinity (e4m3 has none: NaN). */
+static const struct fmt {
+  cureduce_dtype d;
+  int prec, min_exp, has_inf;
+  double max_finite;
+} FMT[] = {{CUREDUCE_F64, 53, -1074, 1, DBL_MAX}, {CUREDUCE_F32, 24, -149, 1, FLT_MAX},
+           {CUREDUCE_F16, 11, -24, 1, 65504.0},   {CUREDUCE_BF16, 8, -133, 1, 0x1.fep127},
+           {CUREDUCE_F8_E4M3, 4, -9, 0, 448.0},   {CUREDUCE_F8_E5M2, 3, -16, 1, 57344.0}};
+enum { NFMT = sizeof FMT / sizeof FMT[0] };
+
+/* exact = the exact sum of count[i] copies of v[i], i < k (count NULL: one each); exact has
+   2400 bits, wide enough for any such sum. */
+static void mpfr_exact_sum(mpfr_ptr exact, const double *v, const uint64_t *count, size_t k) {
+  mpfr_t *t = malloc((k ? k : 1) * sizeof *t);
+  mpfr_ptr *p = malloc((k ? k : 1) * sizeof *p);
+  for (size_t i = 0; i < k; ++i) {
+    mpfr_init2(t[i], 53 + 64);
+    mpfr_set_d(t[i], v[i], MPFR_RNDN);
+    if (count)
+      mpfr_mul_ui(t[i], t[i], (unsigned long)count[i], MPFR_RNDN); /* exact */
+    p[i] = t[i];
   }
+  mpfr_sum(exact, p, (unsigned long)k, MPFR_RNDN);
+  for (size_t i = 0; i < k; ++i)
+    mpfr_clear(t[i]);
+  free(t);
+  free(p);
+}
+
+/* exact (the exact sum of n elements), or it over n, rounded once as f rounds: to f's
+   precision, no bit below 2^min_exp, and beyond max_finite an infinity (NaN where f has none).
+   It is rounded to f's precision in MPFR's own exponent range, where exact lies; then
+   mpfr_check_range and mpfr_subnormalize, given that rounding's ternary value, round it into
+   f's range as one rounding would (to zero at half the smallest subnormal and below). */
+static double mpfr_round_as(mpfr_srcptr exact, unsigned long n, int mean, const struct fmt *f) {
   mpfr_t r;
-  mpfr_init2(r, prec);
-  int t = mpfr_sum(r, p, (unsigned long)n, MPFR_RNDN);
+  mpfr_init2(r, f->prec);
+  int t = mean ? mpfr_div_ui(r, exact, n, MPFR_RNDN) : mpfr_set(r, exact, MPFR_RNDN);
+  const mpfr_exp_t old_min = mpfr_get_emin();
+  mpfr_set_emin(f->min_exp + 1); /* MPFR's exponent of the smallest subnormal, 2^min_exp */
   t = mpfr_check_range(r, t, MPFR_RNDN);
   (void)mpfr_subnormalize(r, t, MPFR_RNDN);
-  const double d = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_clear(r);
-  for (size_t i = 0; i < n; ++i)
-    mpfr_clear(v[i]);
-  free(v);
-  free(p);
+  double d = mpfr_get_d(r, MPFR_RNDN);
   mpfr_set_emin(old_min);
-  mpfr_set_emax(old_max);
+  mpfr_clear(r);
+  if (fabs(d) > f->max_finite)
+    d = f->has_inf ? copysign(INFINITY, d) : NAN;
+  return d;
+}
+
+/* MPFR's sum of x[0..n), rounded once as format f rounds. */
+static double mpfr_reference(const double *x, size_t n, const struct fmt *f) {
+  mpfr_t exact;
+  mpfr_init2(exact, 2400);
+  mpfr_exact_sum(exact, x, NULL, n);
+  const double d = mpfr_round_as(exact, (unsigned long)n, 0, f);
+  mpfr_clear(exact);
   return d;
 }
 
@@ -48,7 +80,7 @@ static int same_result(double a, double b) { return (isnan(a) && isnan(b)) || me
 static void expect_f64_matches(const double *x, size_t n, const char *what) {
   double ours;
   assert_int_equal(cureduce_cpu_sum_exact(CUREDUCE_F64, x, n, CUREDUCE_F64, &ours), 0);
-  const double ref = mpfr_reference(x, n, 53, -1073, 1024);
+  const double ref = mpfr_reference(x, n, &FMT[0]);
   if (!same_result(ours, ref))
     fail_msg("%s (n=%zu): ours %a, MPFR %a", what, n, ours, ref);
 }
@@ -188,14 +220,14 @@ static void every_float_dtype_should_match_mpfr_in_f32_and_f64(void **state) {
     }
     double ours64;
     assert_int_equal(cureduce_cpu_sum_exact(d, raw, n, CUREDUCE_F64, &ours64), 0);
-    const double ref64 = mpfr_reference(dec, n, 53, -1073, 1024);
+    const double ref64 = mpfr_reference(dec, n, &FMT[0]);
     if (!same_result(ours64, ref64))
       fail_msg("%s -> f64: ours %a, MPFR %a", cureduce_dtype_name(d), ours64, ref64);
     if (d == CUREDUCE_F64)
       continue;
     float ours32;
     assert_int_equal(cureduce_cpu_sum_exact(d, raw, n, CUREDUCE_F32, &ours32), 0);
-    const float ref32 = (float)mpfr_reference(dec, n, 24, -148, 128);
+    const float ref32 = (float)mpfr_reference(dec, n, &FMT[1]);
     if (!same_result(ours32, ref32))
       fail_msg("%s -> f32: ours %a, MPFR %a", cureduce_dtype_name(d), (double)ours32, (double)ref32);
   }
@@ -216,61 +248,10 @@ static void f32_rounding_edges_should_match_mpfr(void **state) {
     float ours;
     double dec[3] = {cases[k][0], cases[k][1], cases[k][2]};
     assert_int_equal(cureduce_cpu_sum_exact(CUREDUCE_F32, cases[k], 3, CUREDUCE_F32, &ours), 0);
-    const float ref = (float)mpfr_reference(dec, 3, 24, -148, 128);
+    const float ref = (float)mpfr_reference(dec, 3, &FMT[1]);
     if (!same_result(ours, ref))
       fail_msg("case %zu: ours %a, MPFR %a", k, (double)ours, (double)ref);
   }
-}
-
-/* The float formats an exact sum rounds into: precision, smallest subnormal 2^min_exp, largest
-   finite value, and whether an overflow gives an infinity (e4m3 has none: NaN). */
-static const struct fmt {
-  cureduce_dtype d;
-  int prec, min_exp, has_inf;
-  double max_finite;
-} FMT[] = {{CUREDUCE_F64, 53, -1074, 1, DBL_MAX}, {CUREDUCE_F32, 24, -149, 1, FLT_MAX},
-           {CUREDUCE_F16, 11, -24, 1, 65504.0},   {CUREDUCE_BF16, 8, -133, 1, 0x1.fep127},
-           {CUREDUCE_F8_E4M3, 4, -9, 0, 448.0},   {CUREDUCE_F8_E5M2, 3, -16, 1, 57344.0}};
-enum { NFMT = sizeof FMT / sizeof FMT[0] };
-
-/* exact = the exact sum of count[i] copies of v[i], i < k (count NULL: one each); exact has
-   2400 bits, wide enough for any such sum. */
-static void mpfr_exact_sum(mpfr_ptr exact, const double *v, const uint64_t *count, size_t k) {
-  mpfr_t *t = malloc((k ? k : 1) * sizeof *t);
-  mpfr_ptr *p = malloc((k ? k : 1) * sizeof *p);
-  for (size_t i = 0; i < k; ++i) {
-    mpfr_init2(t[i], 53 + 64);
-    mpfr_set_d(t[i], v[i], MPFR_RNDN);
-    if (count)
-      mpfr_mul_ui(t[i], t[i], (unsigned long)count[i], MPFR_RNDN); /* exact */
-    p[i] = t[i];
-  }
-  mpfr_sum(exact, p, (unsigned long)k, MPFR_RNDN);
-  for (size_t i = 0; i < k; ++i)
-    mpfr_clear(t[i]);
-  free(t);
-  free(p);
-}
-
-/* exact (the exact sum of n elements), or it over n, rounded once as f rounds: to f's
-   precision, no bit below 2^min_exp, and beyond max_finite an infinity (NaN where f has none).
-   It is rounded to f's precision in MPFR's own exponent range, where exact lies; then
-   mpfr_check_range and mpfr_subnormalize, given that rounding's ternary value, round it into
-   f's range as one rounding would (to zero at half the smallest subnormal and below). */
-static double mpfr_round_as(mpfr_srcptr exact, unsigned long n, int mean, const struct fmt *f) {
-  mpfr_t r;
-  mpfr_init2(r, f->prec);
-  int t = mean ? mpfr_div_ui(r, exact, n, MPFR_RNDN) : mpfr_set(r, exact, MPFR_RNDN);
-  const mpfr_exp_t old_min = mpfr_get_emin();
-  mpfr_set_emin(f->min_exp + 1); /* MPFR's exponent of the smallest subnormal, 2^min_exp */
-  t = mpfr_check_range(r, t, MPFR_RNDN);
-  (void)mpfr_subnormalize(r, t, MPFR_RNDN);
-  double d = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_set_emin(old_min);
-  mpfr_clear(r);
-  if (fabs(d) > f->max_finite)
-    d = f->has_inf ? copysign(INFINITY, d) : NAN;
-  return d;
 }
 
 /* Running states rounded into every float format, sums and means, against MPFR: random values
