@@ -230,14 +230,17 @@ int cmd_run(int argc, char **argv) {
     return rc < 0 ? 0 : rc;
   npy_array a;
   reduce_plan plan;
-  if (!o.npy && ((rc = input_random_shape(&o, &a)) != 0 || (rc = plan_make(&a, &o, &plan)) != 0))
-    return rc; /* a bad --axis of generated data, found before the data is made */
+  /* Generated data's plan is made from its shape, so a bad --axis is found before the data is
+     made; a file's once it is read. */
+  const int generated = !o.npy;
+  if (generated && ((rc = input_random_shape(&o, &a)) != 0 || (rc = plan_make(&a, &o, &plan)) != 0))
+    return rc;
   int from_file;
   if ((rc = input_load(&o, &a, &from_file)) != 0)
     return rc;
   cureduce_dtype acc;
   rc = input_resolve_acc(&o, a.dtype, &acc);
-  if (rc == 0)
+  if (rc == 0 && !generated)
     rc = plan_make(&a, &o, &plan);
   if (rc == 0)
     rc = reduce_and_print(&o, &a, &plan, acc);

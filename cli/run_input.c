@@ -136,7 +136,8 @@ static int load_file(const run_options *o, npy_array *a) {
   return 0;
 }
 
-/* --rows/--cols: a reshape of 1-D (or 0-D) data; a check of the shape of anything more. */
+/* --rows/--cols on a file: a reshape of 1-D (or 0-D) data; a check of the shape of anything
+   more. */
 static int apply_rows_cols(const run_options *o, npy_array *a) {
   char have[256];
   if (!rows_cols_fit(o))
@@ -177,7 +178,7 @@ int input_load(const run_options *o, npy_array *a, int *from_file) {
   int rc = *from_file ? load_file(o, a) : load_random(o, a);
   if (rc)
     return rc;
-  if (o->matrix && (rc = apply_rows_cols(o, a)) != 0) {
+  if (*from_file && o->matrix && (rc = apply_rows_cols(o, a)) != 0) { /* generated: shaped already */
     input_free(a, *from_file);
     return rc;
   }
