@@ -125,8 +125,9 @@ int npy_read(FILE *f, cureduce_dtype hint, npy_array *out, char *err, size_t err
 
   npy_header h;
   memset(&h, 0, sizeof h);
-  if (npy_header_read(f, hint, &h, err, errlen))
-    return 1;
+  const int header_rc = npy_header_read(f, hint, &h, err, errlen);
+  if (header_rc)
+    return header_rc;
   const cureduce_dtype dtype = h.dtype;
   const int swap = h.swap;
 

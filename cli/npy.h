@@ -26,7 +26,10 @@ typedef struct npy_array {
    agree with the file's dtype when the file names one. Bytes after the data are ignored, as
    NumPy ignores them. On failure writes a sentence without a trailing newline to err (errlen
    bytes), saying why (the file is missing, a directory, unreadable, not a .npy file, cut
-   short, ...), and returns non-zero; *out is zeroed then and nothing is allocated. */
+   short, ...), and returns non-zero: NPY_ERR_HINT where the hint is missing or disagrees with
+   the file (the caller's mistake, not the file's), 1 otherwise; *out is zeroed then and
+   nothing is allocated. */
+#define NPY_ERR_HINT 2
 int npy_load(const char *path, cureduce_dtype hint, npy_array *out, char *err, size_t errlen);
 
 /* As npy_load, from an open stream positioned at the file's first byte; it stays open, and is

@@ -12,13 +12,16 @@
 /* NumPy's own writers never come close; anything longer is a damaged file. */
 #define HEADER_MAX ((size_t)1 << 24)
 
-int npy_fail(char *err, size_t errlen, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
+static void write_message(char *err, size_t errlen, const char *fmt, va_list ap) {
+  if (err && errlen)
     vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
+}
+
+int npy_fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  write_message(err, errlen, fmt, ap);
+  va_end(ap);
   return 1;
 }
 
@@ -256,6 +259,16 @@ static int in_list(const char *code, const char *const *list, size_t n) {
   return 0;
 }
 
+/* As npy_fail, for a hint that is missing or disagrees with the file: returns NPY_ERR_HINT. */
+static int hint_fail(char *err, size_t errlen, const char *fmt, ...) NPY_PRINTF(3, 4);
+static int hint_fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  write_message(err, errlen, fmt, ap);
+  va_end(ap);
+  return NPY_ERR_HINT;
+}
+
 /* The dtype of descr, given the user's hint; *swap says whether the bytes need reversing. */
 static int resolve_dtype(const header *h, cureduce_dtype hint, cureduce_dtype *dtype, int *swap, char *err,
                          size_t errlen) {
@@ -281,21 +294,21 @@ static int resolve_dtype(const header *h, cureduce_dtype hint, cureduce_dtype *d
     raw = 2;
   if (t != CUREDUCE_ACC_DEFAULT) {
     if (have_hint && hint != t)
-      return npy_fail(err, errlen, "the file holds '%s' (%s) but --dtype says %s", d, cureduce_dtype_name(t),
-                      cureduce_dtype_name(hint));
+      return hint_fail(err, errlen, "the file holds '%s' (%s) but --dtype says %s", d, cureduce_dtype_name(t),
+                       cureduce_dtype_name(hint));
   } else if (raw) {
     const char *fits = raw == 1 ? "e4m3 or e5m2" : "bf16 or f16";
     if (!have_hint)
-      return npy_fail(err, errlen,
-                      "the file holds raw %d-byte values ('%s'): say what they are with --dtype %s", raw, d,
-                      fits);
+      return hint_fail(err, errlen,
+                       "the file holds raw %d-byte values ('%s'): say what they are with --dtype %s", raw, d,
+                       fits);
     const int fit = raw == 1 ? hint == CUREDUCE_F8_E4M3 || hint == CUREDUCE_F8_E5M2
                              : hint == CUREDUCE_BF16 || hint == CUREDUCE_F16;
     if (!fit)
-      return npy_fail(err, errlen,
-                      "the file holds raw %d-byte values ('%s') but --dtype says %s (%zu-byte); "
-                      "they can be %s",
-                      raw, d, cureduce_dtype_name(hint), cureduce_dtype_size(hint), fits);
+      return hint_fail(err, errlen,
+                       "the file holds raw %d-byte values ('%s') but --dtype says %s (%zu-byte); "
+                       "they can be %s",
+                       raw, d, cureduce_dtype_name(hint), cureduce_dtype_size(hint), fits);
     t = hint;
   } else {
     return npy_fail(err, errlen,
@@ -370,8 +383,9 @@ int npy_header_read(FILE *f, cureduce_dtype hint, npy_header *h, char *err, size
     return 1;
   cureduce_dtype dtype = CUREDUCE_F32;
   int swap = 0;
-  if (resolve_dtype(&d, hint, &dtype, &swap, err, errlen))
-    return 1;
+  const int rc = resolve_dtype(&d, hint, &dtype, &swap, err, errlen);
+  if (rc)
+    return rc;
   h->dtype = dtype;
   h->swap = swap;
   h->fortran = d.fortran;

@@ -25,7 +25,8 @@ typedef struct npy_header {
 } npy_header;
 
 /* Reads the preamble and the header dict from f, which is left at the data's first byte, and
-   resolves the dtype with `hint` (as npy_read). Returns 0, or 1 with err set. */
+   resolves the dtype with `hint` (as npy_read). Returns 0, or with err set NPY_ERR_HINT (the
+   hint is missing or disagrees with the file) or 1. */
 int npy_header_read(FILE *f, cureduce_dtype hint, npy_header *h, char *err, size_t errlen);
 
 /* Writes the message to err and returns 1, so that `return npy_fail(...)` reports a failure. */

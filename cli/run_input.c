@@ -131,7 +131,7 @@ static int load_file(const run_options *o, npy_array *a) {
                           : npy_load(o->npy, o->dtype, a, err, sizeof err);
   if (rc) {
     fprintf(stderr, "%s run: %s: %s\n", CLI_NAME, is_stdin ? "standard input" : o->npy, err);
-    return 1;
+    return rc == NPY_ERR_HINT ? 2 : 1; /* a --dtype that is missing or contradicts the file: usage */
   }
   return 0;
 }

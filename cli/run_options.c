@@ -150,7 +150,8 @@ void run_usage(FILE *to) {
               "status 1).\n"
               "\n"
               "exit status: 0 done; 1 runtime error (unreadable file, empty input, out of memory,\n"
-              "a CUDA error); 2 usage error.\n");
+              "a CUDA error); 2 usage error (a --dtype that a file's raw bytes need, or that\n"
+              "contradicts the file's dtype, included).\n");
 }
 
 /* "--random (-n)" for an option's code, for messages. */

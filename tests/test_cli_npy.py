@@ -157,7 +157,7 @@ def test_ml_dtypes(tmp):
         for spelling in spellings:
             check_file(f"ml_dtypes {name} file, --dtype {spelling}", path, ref, "--dtype", spelling)
         rc, out, err = run("--npy", path, "--op", "max")
-        check(f"ml_dtypes {name} file without --dtype: refused, naming --dtype", rc == 1 and "--dtype" in err,
+        check(f"ml_dtypes {name} file without --dtype: a usage error naming --dtype", rc == 2 and "--dtype" in err,
               f"rc={rc} {err!r}")
     # Raw 2-byte values saved by NumPy alone (view as V2) are bf16 when --dtype says so.
     f = rng.uniform(-4, 4, 5000).astype(np.float32)
@@ -169,9 +169,9 @@ def test_ml_dtypes(tmp):
 
 
 def test_bad_files(tmp):
-    def expect_error(name, path, phrase, *extra):
+    def expect_error(name, path, phrase, *extra, code=1):
         rc, out, err = run("--npy", path, *extra)
-        ok = rc == 1 and re.search(phrase, err, re.I) and os.path.basename(path) in err
+        ok = rc == code and re.search(phrase, err, re.I) and os.path.basename(path) in err
         check(f"bad file: {name}", ok, f"rc={rc} stderr={err!r}")
 
     p = os.path.join(tmp, "trunc.npy")
@@ -192,7 +192,7 @@ def test_bad_files(tmp):
     expect_error("bool dtype", p, "unsupported dtype")
     p = os.path.join(tmp, "mismatch.npy")
     np.save(p, np.arange(4, dtype=np.float32))
-    expect_error("--dtype contradicting the file", p, "--dtype says", "--dtype", "bf16")
+    expect_error("--dtype contradicting the file", p, "--dtype says", "--dtype", "bf16", code=2)
     p = os.path.join(tmp, "text.npy")
     with open(p, "w") as fh:
         fh.write("hello, not numpy\n")

@@ -70,19 +70,33 @@ static void assert_zeroed(const npy_array *a) {
 }
 
 /* Reads im expecting an error whose message holds each phrase (NULL-terminated list). */
-static void expect_error(image im, cureduce_dtype hint, ...) {
+static void expect_code(image im, cureduce_dtype hint, int code, va_list phrases) {
   npy_array a;
   char err[512];
-  assert_int_not_equal(read_image(im, hint, &a, err, sizeof err), 0);
+  assert_int_equal(read_image(im, hint, &a, err, sizeof err), code);
   assert_zeroed(&a);
   npy_free(&a);
-  va_list ap;
-  va_start(ap, hint);
-  for (const char *phrase; (phrase = va_arg(ap, const char *));)
+  for (const char *phrase; (phrase = va_arg(phrases, const char *));)
     if (!strstr(err, phrase))
       fail_msg("the message \"%s\" lacks \"%s\"", err, phrase);
-  va_end(ap);
   assert_true(strlen(err) > 0 && err[strlen(err) - 1] != '\n');
+}
+
+/* A file that is wrong: 1. */
+static void expect_error(image im, cureduce_dtype hint, ...) {
+  va_list ap;
+  va_start(ap, hint);
+  expect_code(im, hint, 1, ap);
+  va_end(ap);
+}
+
+/* A hint that is missing or disagrees with the file: NPY_ERR_HINT, which the CLI reports as a
+   usage error. */
+static void expect_hint_error(image im, cureduce_dtype hint, ...) {
+  va_list ap;
+  va_start(ap, hint);
+  expect_code(im, hint, NPY_ERR_HINT, ap);
+  va_end(ap);
 }
 
 /* Reads im expecting success with this dtype, shape and data (little-endian, C order). */
@@ -203,27 +217,31 @@ static void raw_two_byte_types_are_read_as_the_16_bit_hint(void **state) {
 
 static void raw_type_without_hint_says_which_dtypes_fit(void **state) {
   (void)state;
-  expect_error(npy(1, "<V1", 0, "(4,)", BYTES, 4), CUREDUCE_ACC_DEFAULT, "raw 1-byte values ('<V1')",
-               "--dtype e4m3 or e5m2", NULL);
-  expect_error(npy(1, "<f1", 0, "(4,)", BYTES, 4), CUREDUCE_ACC_DEFAULT, "'<f1'", "--dtype e4m3 or e5m2",
-               NULL);
-  expect_error(npy(1, "<V2", 0, "(4,)", HALVES, 8), CUREDUCE_ACC_DEFAULT, "raw 2-byte values ('<V2')",
-               "--dtype bf16 or f16", NULL);
+  expect_hint_error(npy(1, "<V1", 0, "(4,)", BYTES, 4), CUREDUCE_ACC_DEFAULT, "raw 1-byte values ('<V1')",
+                    "--dtype e4m3 or e5m2", NULL);
+  expect_hint_error(npy(1, "<f1", 0, "(4,)", BYTES, 4), CUREDUCE_ACC_DEFAULT, "'<f1'", "--dtype e4m3 or e5m2",
+                    NULL);
+  expect_hint_error(npy(1, "<V2", 0, "(4,)", HALVES, 8), CUREDUCE_ACC_DEFAULT, "raw 2-byte values ('<V2')",
+                    "--dtype bf16 or f16", NULL);
 }
 
 static void hint_of_the_wrong_size_for_raw_bytes_names_both(void **state) {
   (void)state;
-  expect_error(npy(1, "<V2", 0, "(4,)", HALVES, 8), CUREDUCE_F8_E4M3, "'<V2'", "e4m3", "bf16 or f16", NULL);
-  expect_error(npy(1, "|V1", 0, "(4,)", BYTES, 4), CUREDUCE_F32, "'|V1'", "f32", "e4m3 or e5m2", NULL);
+  expect_hint_error(npy(1, "<V2", 0, "(4,)", HALVES, 8), CUREDUCE_F8_E4M3, "'<V2'", "e4m3", "bf16 or f16",
+                    NULL);
+  expect_hint_error(npy(1, "|V1", 0, "(4,)", BYTES, 4), CUREDUCE_F32, "'|V1'", "f32", "e4m3 or e5m2", NULL);
   /* one byte, but an integer: raw bytes hold fp8 */
-  expect_error(npy(1, "|u1", 0, "(4,)", BYTES, 4), CUREDUCE_I8, "'|u1'", "i8", "e4m3 or e5m2", NULL);
+  expect_hint_error(npy(1, "|u1", 0, "(4,)", BYTES, 4), CUREDUCE_I8, "'|u1'", "i8", "e4m3 or e5m2", NULL);
 }
 
 static void hint_disagreeing_with_typed_descr_names_both(void **state) {
   (void)state;
-  expect_error(npy(1, "<f4", 0, "(4,)", F32, 16), CUREDUCE_BF16, "'<f4' (f32)", "--dtype says bf16", NULL);
-  expect_error(npy(1, "<f2", 0, "(4,)", F16, 8), CUREDUCE_BF16, "'<f2' (f16)", "--dtype says bf16", NULL);
-  expect_error(npy(1, "|i1", 0, "(4,)", I8, 4), CUREDUCE_F8_E4M3, "'|i1' (i8)", "--dtype says e4m3", NULL);
+  expect_hint_error(npy(1, "<f4", 0, "(4,)", F32, 16), CUREDUCE_BF16, "'<f4' (f32)", "--dtype says bf16",
+                    NULL);
+  expect_hint_error(npy(1, "<f2", 0, "(4,)", F16, 8), CUREDUCE_BF16, "'<f2' (f16)", "--dtype says bf16",
+                    NULL);
+  expect_hint_error(npy(1, "|i1", 0, "(4,)", I8, 4), CUREDUCE_F8_E4M3, "'|i1' (i8)", "--dtype says e4m3",
+                    NULL);
 }
 
 static void hint_that_is_no_dtype_is_refused(void **state) {
