@@ -49,7 +49,7 @@ function(cureduce_add_torch_module headers_of out_dir)
                                                              ${CUDAToolkit_INCLUDE_DIRS})
   target_include_directories(_cureduce_torch PRIVATE $<TARGET_PROPERTY:${headers_of},INTERFACE_INCLUDE_DIRECTORIES>)
   target_compile_definitions(_cureduce_torch PRIVATE _GLIBCXX_USE_CXX11_ABI=${_abi})
-  target_compile_features(_cureduce_torch PRIVATE cxx_std_17)
+  target_compile_features(_cureduce_torch PRIVATE cxx_std_20) # torch 2.15's headers need C++20
   target_compile_options(_cureduce_torch PRIVATE -Wall -Wextra)
   target_link_libraries(_cureduce_torch PRIVATE ${_libs})
   # torch is imported before the module loads, so its libraries are found by name; the paths

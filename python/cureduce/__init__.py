@@ -13,12 +13,15 @@ result's dtype and shape, C-contiguous, on x's device, to write into) and ``stre
 has the accumulator's dtype (int64 indices for argmin and argmax; over several axes the flat
 C-order index within them) and the shape of ``x`` without ``dim``. Supported dtypes: float32,
 float64, float16, bfloat16, float8_e4m3fn, float8_e5m2, int8, int32, int64. Bad arguments raise
-TypeError (dtype, accumulator) or ValueError (dim, out, layout, device, an empty min or max),
-carrying the library's message, before anything runs: nothing is written.
+TypeError (an array, dtype or accumulator cureduce does not take, or an argument of the wrong
+type, such as dim=1.5) or ValueError (a bad value: dim out of range, out, layout, device,
+stream, an empty min or max), carrying the library's message, before anything runs: nothing is
+written.
 
 Arrays and results. A GPU array must be C-contiguous, or a 2-d view with one unit stride (such
 as ``x[:, :k]`` of a wider matrix, or its transpose), reduced along dim 0 or 1; other layouts
-raise ValueError rather than being copied behind your back. NumPy arrays are read in any layout.
+raise ValueError rather than being copied behind your back. NumPy arrays are read in any layout
+and byte order; masked arrays are refused.
   - PyTorch: CUDA tensors run on the GPU, CPU tensors on the CPU path; the result is a tensor on
     x's device from torch's allocator (so it follows torch's stream rules). Results carry no
     autograd history.
@@ -95,6 +98,8 @@ _HANDLERS = {_np.ndarray: _numpy.reduce}
 
 def _handler(x):
     kind = type(x).__module__.partition(".")[0]
+    if isinstance(x, _np.ma.MaskedArray):
+        raise TypeError("cureduce: masked arrays are not supported (reduce x.compressed() or x.filled(v))")
     if isinstance(x, _np.ndarray):
         return _numpy.reduce
     if kind == "torch":
@@ -110,13 +115,13 @@ def _handler(x):
         from . import _jax
 
         return _jax.reduce
-    if hasattr(x, "__dlpack__") or hasattr(x, "__cuda_array_interface__"):
+    if (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")) or hasattr(x, "__cuda_array_interface__"):
         from . import _generic
 
         return _generic.reduce
     raise TypeError(
-        "cureduce: expected a NumPy array or a CUDA array (PyTorch, CuPy, JAX, __dlpack__ or "
-        "__cuda_array_interface__), got %s" % type(x).__name__
+        "cureduce: expected a NumPy array or a CUDA array (PyTorch, CuPy, JAX, __dlpack__ with "
+        "__dlpack_device__, or __cuda_array_interface__), got %s" % type(x).__name__
     )
 
 

@@ -85,6 +85,8 @@ def _from_array_interface(op, x, dim, acc, out, stream):
     ptr = cai["data"][0]
     shape = tuple(cai["shape"])
     dtype = np.dtype(cai["typestr"])
+    if dtype.byteorder == ">":  # CUDA memory holds little-endian values
+        raise TypeError("cureduce: big-endian data (typestr %r) is not supported" % cai["typestr"])
     strides = _elements(cai.get("strides"), dtype.itemsize, shape)
     device = _device_of(ptr, shape)
     producer = cai.get("stream")  # None: the data is ready; else the stream to order after
@@ -138,7 +140,7 @@ def _check_out(out, device, shape, res_name):
     ok = cai is not None and not cai["data"][1] and tuple(cai["shape"]) == tuple(shape)
     if ok:
         dtype = np.dtype(cai["typestr"])
-        ok = _plan.dtype_name(getattr(out, "dtype", dtype)) == res_name and _plan.c_contiguous(
+        ok = dtype.byteorder != ">" and _plan.dtype_name(getattr(out, "dtype", dtype)) == res_name and _plan.c_contiguous(
             shape, _elements(cai.get("strides"), dtype.itemsize, shape)
         )
     if not ok:

@@ -5,9 +5,9 @@ through DLPack both ways on the stream JAX offers for external work:
     reference that keeps x's buffer alive;
   - the kernel runs on S and writes memory of the extension's stream-ordered pool;
   - jax.dlpack.from_dlpack imports the result as a DeviceArray, whose __dlpack__ orders the
-    stream JAX names for the import after S (JAX may hand out another stream than S: reading
-    the result was not ordered after the kernel when the GPU was busy). When JAX frees the
-    result, its memory goes back to the pool in S's order and x's reference is dropped.
+    stream JAX names for the import after S (JAX may name another stream than S there). When
+    JAX frees the result, its memory goes back to the pool in S's order and x's reference is
+    dropped.
 
 Arrays on the CPU take the NumPy path."""
 
@@ -26,9 +26,9 @@ def reduce(op, x, dim, acc, out, stream):
     if isinstance(x, _TRACER):
         raise TypeError("cureduce: JAX tracers (inside jax.jit, grad or vmap) are not supported; pass a concrete array")
     if out is not None:
-        raise TypeError("cureduce: JAX arrays are immutable; out= is not accepted")
+        raise ValueError("cureduce: JAX arrays are immutable; out= is not accepted")
     if stream is not None:
-        raise TypeError(
+        raise ValueError(
             "cureduce: JAX arrays are reduced on the stream JAX gives for external work; stream= is not accepted"
         )
     devices = x.devices()
@@ -38,7 +38,7 @@ def reduce(op, x, dim, acc, out, stream):
     if device.platform == "cpu":
         return jax.numpy.asarray(_numpy.reduce(op, np.asarray(x), dim, acc, None, None))
     if device.platform != "gpu":
-        raise TypeError("cureduce: JAX arrays on %s are not supported (GPU or CPU)" % device.platform)
+        raise ValueError("cureduce: JAX arrays on %s are not supported (GPU or CPU)" % device.platform)
 
     op_id = _plan.op_id(op)
     dtype_id = _plan.dtype_id(x.dtype)

@@ -1,5 +1,6 @@
-"""NumPy arrays: the library's CPU path, synchronous. Any layout is read as NumPy sees it (a
-non-contiguous array is copied to C order first, as NumPy's own reductions would read it)."""
+"""NumPy arrays: the library's CPU path, synchronous. Any layout and byte order is read as NumPy
+sees it (a non-contiguous or byte-swapped array is copied to C order and the machine's byte
+order first, as NumPy's own reductions would read it)."""
 
 import numpy as np
 
@@ -35,6 +36,8 @@ def reduce(op, x, dim, acc, out, stream):
         or not out.flags.writeable
     ):
         raise _plan.out_error("writeable NumPy array", res_dtype.name, shape, "the CPU")
+    if not x.dtype.isnative:  # the library reads the machine's byte order
+        x = x.astype(x.dtype.newbyteorder("="))
     data = np.ascontiguousarray(x).reshape(-1).view(np.uint8)
     # The library writes nothing when it refuses, so `out` is safe to hand over directly.
     _cureduce.cpu_reduce(op_id, dtype_id, acc_id, data, outer, length, inner, out.reshape(-1).view(np.uint8))

@@ -30,7 +30,6 @@ FROM_NUMPY = {
 }
 TO_NUMPY = {v: k for k, v in FROM_NUMPY.items()}
 DTYPE_IDS = {name: _cureduce.dtype_from_name(name) for name in TO_NUMPY}
-I64 = DTYPE_IDS["i64"]
 
 
 def op_id(op):
@@ -45,11 +44,17 @@ def unsupported_dtype(dtype):
 
 
 def dtype_name(dtype):
-    """The cureduce name of a dtype given as a cureduce or NumPy name, a NumPy or ml_dtypes dtype,
-    or a torch dtype; None when cureduce has no such dtype."""
+    """The cureduce name of a dtype given as a cureduce name, a NumPy name or spelling ("float64",
+    "f8", "double", "<f8"), a NumPy or ml_dtypes dtype, or a torch dtype; None when cureduce has
+    no such dtype. cureduce's names come first: "f16" is float16, not NumPy's 16-byte float."""
     if isinstance(dtype, str):
-        text = dtype[6:] if dtype.startswith("torch.") else dtype
-        return text if text in TO_NUMPY else FROM_NUMPY.get(text)
+        if dtype in TO_NUMPY:
+            return dtype
+        if dtype.startswith("torch."):
+            return FROM_NUMPY.get(dtype[6:])
+        if dtype in FROM_NUMPY:
+            return FROM_NUMPY[dtype]
+        # else NumPy's other spellings, through np.dtype below
     text = str(dtype)
     if text.startswith("torch."):  # torch dtypes print as torch.float32 and are no NumPy dtypes
         return FROM_NUMPY.get(text[6:])

@@ -35,6 +35,7 @@ except AttributeError:
 
 
 _is_compiling = torch.compiler.is_compiling
+_increment_version = torch.autograd.graph.increment_version
 _cureduce.torch_path_setup(torch.Tensor, torch.nn.Parameter, torch.empty_strided, _current_stream)
 
 
@@ -139,6 +140,11 @@ def _check_out(out, x, shape, dtype):
     if out.get_device() != device or (device < 0 and not out.is_cpu):
         status = _cureduce.HOST_POINTER if out.device.type == "cpu" else _cureduce.INVALID_VALUE
         raise _plan.device_error("out= is on %s, x on %s" % (out.device, x.device), status)
+    if out.requires_grad and torch.is_grad_enabled():  # as torch's own out= functions refuse it
+        raise ValueError(
+            "cureduce: out= requires grad, but results carry no autograd history; pass out.detach() "
+            "or call under torch.no_grad()"
+        )
 
 
 def _run(op, x, dim, acc, out, stream):
@@ -159,14 +165,17 @@ def _run(op, x, dim, acc, out, stream):
         else:  # allocated for the stream that writes it, as torch's stream rules want
             with torch.cuda.stream(_torch_stream(stream, s, device)):
                 out = torch.empty_strided(shape, strides, dtype=res_dtype, device=x.device)
-    elif (
-        type(out) not in _PLAIN
-        or out.dtype is not res_dtype
-        or out.shape != shape
-        or out.get_device() != device
-        or not out.is_contiguous()
-    ):
-        _check_out(out, x, shape, res_dtype)  # raises, unless a subclass passes the full check
+    else:
+        if (
+            type(out) not in _PLAIN
+            or out.dtype is not res_dtype
+            or out.shape != shape
+            or out.get_device() != device
+            or not out.is_contiguous()
+            or out.requires_grad
+        ):
+            _check_out(out, x, shape, res_dtype)  # raises, unless the full check passes
+        _increment_version(out)  # an in-place write, which autograd's checks must see
     _cureduce.reduce_ptr(op_id, dtype_id, acc_id, layout, x.data_ptr(), a, b, c, out.data_ptr(), device, s)
     return out
 

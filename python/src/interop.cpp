@@ -214,7 +214,6 @@ void bind_interop(nb::module_ &m) {
           "__init__", [](DlpackInput *self, nb::ndarray<nb::ro> a) { new (self) DlpackInput{std::move(a)}; },
           nb::arg("capsule"))
       .def_prop_ro("ptr", &DlpackInput::ptr)
-      .def_prop_ro("device_type", [](const DlpackInput &d) { return d.array.device_type(); })
       .def_prop_ro("device_id", [](const DlpackInput &d) { return d.array.device_id(); })
       .def_prop_ro("shape", &DlpackInput::shape)
       .def_prop_ro("strides", &DlpackInput::strides, "in elements")

@@ -214,11 +214,13 @@ PyObject *reduce(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
         at::Tensor(at::detail::empty_strided_cuda(plan.shape, plan.strides, plan.result_dtype, x->device()));
     result = &made;
   } else {
-    // The same checks as _torch._run's, which raises the error for an `out` that fails them.
+    // The same checks as _torch._run's, which raises the error for an `out` that fails them
+    // (one that requires grad, too: _run lets it through where grad mode is off).
     result = plain_cuda(out);
     if (!result || result->scalar_type() != plan.result_dtype || !result->sizes().equals(plan.shape) ||
-        result->device() != x->device())
+        result->device() != x->device() || result->requires_grad())
       Py_RETURN_NONE;
+    result->unsafeGetTensorImpl()->bump_version(); // an in-place write, which autograd's checks must see
   }
   const int device = x->get_device();
   const auto stream = reinterpret_cast<uintptr_t>(c10::cuda::getCurrentCUDAStream(device).stream());

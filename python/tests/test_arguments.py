@@ -1,6 +1,10 @@
 """What the package decides before any reduction runs, with no GPU needed: the layouts it reads
 in place (C order, 2-d views with one unit stride) and those it refuses, dtype and accumulator
 names, stream arguments, and the errors for arrays it cannot reach."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -68,7 +72,9 @@ def test_c_contiguity_ignores_axes_of_length_one_and_empty_arrays():
 @pytest.mark.parametrize(
     "given,name",
     [("f64", "f64"), ("float64", "f64"), (np.float16, "f16"), (np.dtype("int8"), "i8"), ("torch.bfloat16", "bf16"),
-     ("bfloat16", "bf16"), ("complex64", None), ("f128", None)],
+     ("bfloat16", "bf16"), ("complex64", None), ("f128", None), ("f8", "f64"), ("double", "f64"), ("<f4", "f32"),
+     (">f8", "f64"), ("half", "f16"), ("float", "f64"), ("i4", "i32"), ("f16", "f16"), ("torch.float128", None),
+     ("nonsense", None)],
 )
 def test_dtype_names_of_every_spelling(given, name):
     assert _plan.dtype_name(given) == name
@@ -142,8 +148,16 @@ def test_stream_is_refused_for_numpy_arrays():
         cureduce.sum(np.ones(3, np.float32), stream=0)
 
 
+class _DlpackWithoutDevice:
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__(**kwargs)
+
+
 def test_objects_that_are_no_arrays_are_a_type_error():
-    for x in ([1.0, 2.0], 3.0, "abc"):
+    for x in ([1.0, 2.0], 3.0, "abc", _DlpackWithoutDevice(np.ones(3))):
         with pytest.raises(TypeError, match="NumPy array or a CUDA array"):
             cureduce.max(x)
 
@@ -159,6 +173,12 @@ def test_handle_counts_name_the_three_kinds_of_handle():
 
 def test_the_distributed_module_imports_without_a_framework():
     """cureduce.distributed imports torch only when called, and offers every op."""
+    # In a process of its own: the test files that use torch import it when pytest collects them.
+    package_dir = os.path.dirname(os.path.dirname(cureduce.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_dir, os.environ.get("PYTHONPATH")])))
+    probe = "import sys, cureduce.distributed; print(sorted(m for m in ('torch', 'cupy', 'jax') if m in sys.modules))"
+    run = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]", run.stdout + run.stderr
     import cureduce.distributed as crd
 
     assert sorted(crd.__all__) == sorted(_plan.OPS)

@@ -75,10 +75,18 @@ def test_pinned_host_memory_is_refused_with_the_library_message():
         cureduce.sum(pinned)
 
 
-def test_the_input_lives_as_long_as_the_result():
-    r = cureduce.sum(OnlyDlpack(torch.full((1 << 20,), 2.0, device="cuda")))
+@pytest.mark.parametrize("wrap", [OnlyDlpack, OnlyInterface])
+def test_the_input_lives_as_long_as_the_result(wrap):
+    x = torch.full((1 << 20,), 2.0, device="cuda")
+    held = torch.cuda.memory_allocated()  # the result comes from cureduce's pool, not torch's
+    r = cureduce.sum(wrap(x))
+    del x
     gc.collect()
+    assert torch.cuda.memory_allocated() == held  # x's memory is still the result's to read
     assert torch.from_dlpack(r).item() == 2.0 * (1 << 20)
+    del r
+    gc.collect()
+    assert torch.cuda.memory_allocated() == held - 4 * (1 << 20)
 
 
 def test_a_consumer_on_another_stream_is_ordered_after_the_result():

@@ -2,6 +2,7 @@
 references, every dtype, axes, accumulators, out=, and the errors a user can make."""
 import math
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -144,3 +145,80 @@ def test_random_shapes_and_dims_against_numpy():
         x = data(np.float64, shape, seed=rng.randint(0, 1000))
         np.testing.assert_allclose(cureduce.mean(x, dim=dim), x.mean(axis=dim), rtol=1e-12)
         np.testing.assert_array_equal(cureduce.argmin(x, dim=dim), np.argmin(x, axis=dim))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.int64])
+def test_byte_swapped_arrays_are_read_in_their_own_order(dtype):
+    x = data(dtype, (7, 9))
+    swapped = x.astype(x.dtype.newbyteorder(">" if x.dtype.byteorder in "=<" else "<"))
+    assert not swapped.dtype.isnative and np.array_equal(swapped, x)
+    for op in ("sum", "max", "argmax", "mean"):
+        for dim in (None, 1):
+            np.testing.assert_array_equal(getattr(cureduce, op)(swapped, dim=dim), getattr(cureduce, op)(x, dim=dim))
+    if x.dtype.kind == "f":
+        np.testing.assert_array_equal(cureduce.sum_exact(swapped, dim=0), cureduce.sum_exact(x, dim=0))
+
+
+def test_masked_arrays_are_refused():
+    m = np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    for op in ("sum", "max", "sum_exact"):
+        with pytest.raises(TypeError, match="masked"):
+            getattr(cureduce, op)(m)
+
+
+# (significand bits, smallest normal exponent) of each float output, for rounding a Fraction.
+_FORMATS = {
+    "float64": (53, -1022),
+    "float32": (24, -126),
+    "float16": (11, -14),
+    "bfloat16": (8, -126),
+    "float8_e4m3fn": (4, -6),
+    "float8_e5m2": (3, -14),
+}
+
+
+def _round_fraction(q, dtype):
+    """q rounded once to nearest, ties to even, into dtype's precision and subnormal range (the
+    callers keep clear of overflow), as a float."""
+    p, emin = _FORMATS[np.dtype(dtype).name]
+    if q == 0:
+        return 0.0
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # 2^e <= a < 2^(e + 2)
+    if Fraction(2) ** e > a:
+        e -= 1
+    if Fraction(2) ** (e + 1) <= a:
+        e += 1
+    quantum = Fraction(2) ** (max(e, emin) - p + 1)
+    m = a / quantum
+    whole = m.numerator // m.denominator
+    rest = m - whole
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2):
+        whole += 1
+    return math.copysign(float(whole * quantum), q)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_exact_sums_and_means_round_once_into_every_output(dtype):
+    """sum_exact and mean_exact into f64, f32 and x's own dtype, over the whole array and along
+    an axis, against the exact rational sum rounded once. The values' exponents spread wide, so
+    most sums lie between two outputs and a rounding through f64 first would often differ."""
+    rng = np.random.default_rng(11)
+    finfo = ml_dtypes.finfo(dtype)
+    top = min(float(finfo.max) / 64, 2.0 ** 60)  # 6 x 7 values stay clear of overflow in every output
+    low = max(float(finfo.smallest_subnormal), 2.0 ** -80)
+    exps = rng.uniform(math.log2(low), math.log2(top), (6, 7))
+    x = (rng.choice([-1.0, 1.0], (6, 7)) * rng.uniform(1, 2, (6, 7)) * 2.0 ** exps).astype(dtype)
+    values = [[Fraction(float(v)) for v in row] for row in x.astype(np.float64)]
+    outputs = ["float64", "float32", np.dtype(dtype).name]
+    for out in outputs:
+        acc = np.dtype(out) if out in ("float64", "float32", "float16") else getattr(ml_dtypes, out)
+        whole = sum(sum(row) for row in values)
+        assert float(cureduce.sum_exact(x, acc=acc)) == _round_fraction(whole, out), out
+        assert float(cureduce.mean_exact(x, acc=acc)) == _round_fraction(whole / x.size, out), out
+        rows = cureduce.sum_exact(x, dim=1, acc=acc)
+        assert rows.dtype == np.dtype(acc)
+        assert [float(v) for v in rows] == [_round_fraction(sum(row), out) for row in values], out
+        cols = cureduce.mean_exact(x, dim=0, acc=acc)
+        want = [_round_fraction(sum(row[j] for row in values) / x.shape[0], out) for j in range(x.shape[1])]
+        assert [float(v) for v in cols] == want, out

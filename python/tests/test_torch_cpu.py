@@ -82,6 +82,24 @@ def test_out_is_written_and_returned():
     torch.testing.assert_close(out, x.amax(1))
 
 
+def test_out_that_requires_grad_is_refused_and_writes_count_for_autograd():
+    x = torch.randn(5, 7)
+    out = torch.full((5,), 7.0, requires_grad=True)
+    with pytest.raises(ValueError, match="requires grad"):
+        cureduce.sum(x, dim=1, out=out)
+    assert torch.equal(out.detach(), torch.full((5,), 7.0))
+    with torch.no_grad():  # as torch's own out= functions, allowed where grad mode is off
+        cureduce.sum(x, dim=1, out=out)
+    torch.testing.assert_close(out.detach(), x.sum(1))
+    # A write into a tensor that autograd saved is seen at backward, as any in-place write is.
+    a = torch.randn(5, requires_grad=True)
+    saved = a.exp()  # exp saves its result for backward
+    loss = saved.sum()
+    cureduce.sum(x, dim=1, out=saved.detach())
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
 def test_bad_arguments_raise_and_write_nothing():
     x = torch.randn(3, 4)
     out = torch.full((3,), 7.0)
