@@ -205,7 +205,7 @@ CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cur
  * serves one stream at a time.
  *
  * Empty rows or columns: with cols == 0 (rows) or rows == 0 (columns) every reduction is empty:
- * SUM and SUMSQ write zeros, the other ops return CUREDUCE_EMPTY and write nothing. No rows
+ * SUM, SUMSQ and SUM_EXACT write zeros, the other ops return CUREDUCE_EMPTY and write nothing. No rows
  * (rows == 0 for cureduce_reduce_rows, cols == 0 for cureduce_reduce_cols) writes nothing and
  * returns SUCCESS. ld < cols, or rows * ld elements past 2^63 bytes, is INVALID_VALUE.
  */
@@ -227,10 +227,12 @@ CUREDUCE_API cureduce_status cureduce_reduce_cols(cureduce_handle handle, curedu
 /* One result per segment, as CUB's DeviceSegmentedReduce: d_offsets (device memory) holds
    num_segments + 1 non-decreasing int64 element offsets from d_in, and segment s is
    d_in[d_offsets[s] .. d_offsets[s + 1] - 1]. Segments of any mix of lengths are balanced over
-   the GPU. An empty segment gets 0 for SUM and SUMSQ; for the other ops its output is left
+   the GPU. An empty segment gets 0 for SUM, SUMSQ and SUM_EXACT; for the other ops its output is left
    untouched (the status cannot say which segments were empty: the offsets live on the
    device). The offsets are not checked (that would need a synchronization): decreasing or
-   negative offsets are undefined behaviour. num_segments == 0 writes nothing. */
+   negative offsets are undefined behaviour. num_segments == 0 reads and writes nothing, and
+   any pointer may then be NULL; otherwise d_in, d_offsets and d_out are needed, even when
+   every segment is empty. */
 CUREDUCE_API cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
                                                       cureduce_dtype in_dtype, const void *d_in,
                                                       uint64_t num_segments, const int64_t *d_offsets,
@@ -288,12 +290,15 @@ CUREDUCE_API cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, con
  * all-zero words are the state of no elements (cudaMemset to 0 makes one). The words hold the
  * sum as a fixed-point integer plus flags and the element count, and two states combine by
  * adding them word by word as integers: cureduce_exact_combine does that, and so does an
- * integer all-reduce (for example NCCL's ncclInt64 sum) of up to 2^30 states, before the sum
+ * integer all-reduce (for example NCCL's ncclInt64 sum) of up to 2^29 states, before the sum
  * is rounded or added to again. The same state on the CPU and the GPU has the same value.
  *
  * The GPU calls are asynchronous on stream, allocate nothing and can be captured in a CUDA
- * graph. Several streams may add into one state at once (the additions are atomic); combine
- * and finish must be ordered after them.
+ * graph. Several streams may add into one state at once (the additions are atomic), each
+ * stream with a handle of its own, as for every call; combine and finish must be ordered
+ * after them. A refused call changes no state; a call whose launch fails (CUREDUCE_ERROR_CUDA)
+ * may have added part of its input (rows and segments take several launches), so its states
+ * are then to be rebuilt.
  */
 #define CUREDUCE_EXACT_STATE_WORDS 80
 
@@ -313,8 +318,9 @@ CUREDUCE_API cureduce_status cureduce_exact_accumulate_rows(cureduce_handle hand
 /* The same for each segment (as cureduce_reduce_segments: num_segments + 1 non-decreasing int64
    offsets at device pointer d_offsets, segment s being d_in[d_offsets[s] .. d_offsets[s + 1] -
    1]): segment s is added to the s-th of num_segments states at d_states. An empty segment
-   leaves its state as it was; num_segments == 0 adds nothing. The offsets are not checked
-   (decreasing or negative offsets are undefined behaviour). */
+   leaves its state as it was; num_segments == 0 adds nothing (any pointer may then be NULL;
+   otherwise d_in, d_offsets and d_states are needed, as for cureduce_reduce_segments). The
+   offsets are not checked (decreasing or negative offsets are undefined behaviour). */
 CUREDUCE_API cureduce_status cureduce_exact_accumulate_segments(cureduce_handle handle,
                                                                 cureduce_dtype in_dtype, const void *d_in,
                                                                 uint64_t num_segments,

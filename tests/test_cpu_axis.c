@@ -137,6 +137,15 @@ static void bad_arguments_should_get_their_status(void **state) {
       CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, M, 2, NULL, CUREDUCE_F32, out),
                    CUREDUCE_ERROR_NULL_POINTER);
+  /* the input of segments that are all empty is needed, as on the GPU, which cannot see them */
+  const int64_t empty[3] = {2, 2, 2};
+  assert_int_equal(
+      cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, NULL, 2, empty, CUREDUCE_F32, out),
+      CUREDUCE_ERROR_NULL_POINTER);
+  /* no segments: nothing is read, so the offsets may be NULL too */
+  assert_int_equal(
+      cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_F32, NULL, 0, NULL, CUREDUCE_F32, NULL),
+      CUREDUCE_SUCCESS);
 }
 
 /* f64 shapes of fewer than 2^63 elements but 2^64 bytes or more: their byte offsets would wrap

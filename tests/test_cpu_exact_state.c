@@ -129,6 +129,13 @@ static void bad_arguments_should_leave_the_state_alone(void **state) {
   assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F32, x, 2, 2, (uint64_t)1 << 62, w),
                    CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_cpu_exact_combine(w, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  /* more states than memory can address: refused before any is read, as on the GPU */
+  const uint64_t too_many = UINT64_MAX / 320;
+  assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F32, x, too_many, 0, 0, w),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  const int64_t zeros[2] = {0, 0};
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F32, x, too_many, zeros, w),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   assert_memory_equal(w, before, sizeof w);
   double r = 5.0;
   assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_OP_COUNT, w, CUREDUCE_F64, &r),
@@ -138,6 +145,8 @@ static void bad_arguments_should_leave_the_state_alone(void **state) {
                    CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, NULL, CUREDUCE_F64, &r),
                    CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_finish_rows(CUREDUCE_SUM_EXACT, w, UINT64_MAX / 320, CUREDUCE_F64, &r),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   assert_true(r == 5.0);
   /* the exact ops refuse integer inputs and other outputs everywhere */
   assert_int_equal(cureduce_supported(CUREDUCE_SUM_EXACT, CUREDUCE_I8, CUREDUCE_ACC_DEFAULT),
@@ -632,11 +641,52 @@ static void segments_should_give_each_segments_bits(void **state) {
                    CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, NULL, 0, NULL, NULL),
                    CUREDUCE_SUCCESS);
+  /* segments that are all empty still need their input, as on the GPU, which cannot see them */
+  static const int64_t empty[3] = {5, 5, 5};
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, NULL, 2, empty, w),
+                   CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, 2, empty, w), CUREDUCE_SUCCESS);
   assert_memory_equal(before, w, sizeof w);
+}
+
+/* The sum of 2^29 states (the all-reduce limit of cureduce.h) whose limbs 40 and 41 hold
+   2^33 - 1, the most a carried state holds, of either sign: limbs of 2^62 - 2^29, the most the
+   rounding takes. Limb i weighs 2^(32 i - 1074), so c = 2^62 - 2^29 in limbs 40 and 41 is
+   c (2^238 + 2^206) = 2^300 + 2^267 - 2^235, which rounds to 2^300 + 2^267 (its last bit is
+   2^248); c in limb 40 and -c in 41 is -(2^300 - 3 2^267 + 2^235), rounding to -(2^300 - 3
+   2^267). */
+static void states_summed_at_the_all_reduce_limit_should_round_right(void **state) {
+  (void)state;
+  const int64_t c = ((int64_t)1 << 29) * (((int64_t)1 << 33) - 1);
+  const struct {
+    int64_t limb40, limb41;
+    double want;
+  } CASES[] = {{c, c, ldexp(1, 300) + ldexp(1, 267)},
+               {-c, -c, -(ldexp(1, 300) + ldexp(1, 267))},
+               {c, -c, -(ldexp(1, 300) - 3 * ldexp(1, 267))},
+               {-c, c, ldexp(1, 300) - 3 * ldexp(1, 267)}};
+  for (size_t k = 0; k < sizeof CASES / sizeof *CASES; ++k) {
+    int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0};
+    w[40] = CASES[k].limb40;
+    w[41] = CASES[k].limb41;
+    w[CR_EXACT_NOT_NEG_ZERO] = 1;
+    w[CR_EXACT_COUNT] = (int64_t)1 << 29;
+    double got = 0;
+    assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, w, CUREDUCE_F64, &got), CUREDUCE_SUCCESS);
+    if (got != CASES[k].want)
+      fail_msg("case %zu: %a, not %a", k, got, CASES[k].want);
+    /* the same state added to (one more element) still holds: the carry takes it */
+    const double one = 1.0;
+    assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F64, &one, 1, w), CUREDUCE_SUCCESS);
+    assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, w, CUREDUCE_F64, &got), CUREDUCE_SUCCESS);
+    if (got != CASES[k].want)
+      fail_msg("case %zu plus 1: %a, not %a", k, got, CASES[k].want);
+  }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(states_summed_at_the_all_reduce_limit_should_round_right),
       cmocka_unit_test(chunks_in_any_order_should_give_one_call_bits),
       cmocka_unit_test(rows_should_give_each_rows_bits),
       cmocka_unit_test(segments_should_give_each_segments_bits),

@@ -89,6 +89,8 @@ static void axis_calls_should_check_their_arguments(void **state) {
                    CUREDUCE_EMPTY);
   assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, NULL, F32, d_out, NULL),
                    CUREDUCE_ERROR_NULL_POINTER);
+  /* no segments: no pointer is read, so any may be NULL (as for the exact states) */
+  assert_int_equal(cureduce_reduce_segments(h, SUM, F32, NULL, 0, NULL, F32, NULL, NULL), CUREDUCE_SUCCESS);
   const int64_t host_offsets[2] = {0, 4};
   assert_int_equal(cureduce_reduce_segments(h, SUM, F32, d_in, 1, host_offsets, F32, d_out, NULL),
                    CUREDUCE_ERROR_HOST_POINTER);

@@ -1070,6 +1070,7 @@ static void state_calls_should_refuse_bad_arguments(void **state) {
   const size_t bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
   CUDA_OK(cudaMalloc((void **)&d_state, bytes + 8));
   CUDA_OK(cudaMemset(d_state, 0, bytes + 8));
+  CUDA_OK(cudaMemset(g_out, 0x5a, 16)); /* the refused finishes must leave it */
   const char *in = (const char *)g_in;
   assert_int_equal(cureduce_exact_accumulate(NULL, CUREDUCE_F32, in, 4, d_state, NULL),
                    CUREDUCE_ERROR_INVALID_HANDLE);
@@ -1176,12 +1177,20 @@ static void state_calls_should_refuse_bad_arguments(void **state) {
   assert_int_equal(cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, d_state, 1, CUREDUCE_F32,
                                               (char *)g_out + 2, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_finish_rows(g_handle, CUREDUCE_SUM_EXACT, d_state, UINT64_MAX / 320,
+                                              CUREDUCE_F64, g_out, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* more states than memory can address */
   CUDA_OK(cudaDeviceSynchronize());
   int64_t after[CUREDUCE_EXACT_STATE_WORDS + 1];
   CUDA_OK(cudaMemcpy(after, d_state, bytes + 8, cudaMemcpyDeviceToHost));
   for (int i = 0; i <= CUREDUCE_EXACT_STATE_WORDS; ++i)
     if (after[i] != 0)
       fail_msg("a refused call changed state word %d", i);
+  unsigned char out_after[16];
+  CUDA_OK(cudaMemcpy(out_after, g_out, sizeof out_after, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < sizeof out_after; ++i)
+    if (out_after[i] != 0x5a)
+      fail_msg("a refused finish wrote output byte %zu", i);
   CUDA_OK(cudaFree(d_state));
 }
 

@@ -18,7 +18,7 @@ struct cureduce_handle_s {
   int device;
   void *workspace;      /* cr_full_workspace_bytes() for the full-array kernels ... */
   void *axis_workspace; /* ... then cr_axis_workspace_bytes() for rows, columns, segments ... */
-  void *result_slot;    /* ... then 16 bytes for cureduce_reduce_to_host's result */
+  void *result_slot;    /* ... then RESULT_SLOT_BYTES for cureduce_reduce_to_host's result */
 };
 
 #define RESULT_SLOT_BYTES 256
@@ -224,14 +224,14 @@ cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, any, &acc_dtype, d_out, num_segments);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!d_offsets)
+  if (cr_segments_lack_pointer(num_segments, d_in, d_offsets, d_out))
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || num_segments > (uint64_t)INT64_MAX)
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (!cr_is_device_pointer(d_offsets))
-    return CUREDUCE_ERROR_HOST_POINTER;
   if (!any)
     return CUREDUCE_SUCCESS;
+  if (!cr_is_device_pointer(d_offsets))
+    return CUREDUCE_ERROR_HOST_POINTER;
   return cr_launch_segments(op, in_dtype, acc_dtype, d_in, num_segments, d_offsets, d_out,
                             handle->axis_workspace, stream);
 }
@@ -280,8 +280,7 @@ cureduce_status cureduce_exact_accumulate_rows(cureduce_handle handle, cureduce_
   if ((rows > 0 && !d_states) || (reads && !d_in))
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
-      !cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) ||
-      rows > UINT64_MAX / (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)))
+      !cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) || !cr_exact_states_ok(rows))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
     return CUREDUCE_SUCCESS;
@@ -304,13 +303,12 @@ cureduce_status cureduce_exact_accumulate_segments(cureduce_handle handle, cured
   const cureduce_status st = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  const int any = num_segments > 0;
-  if (any && (!d_states || !d_in || !d_offsets))
+  if (cr_segments_lack_pointer(num_segments, d_in, d_offsets, d_states))
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || (uintptr_t)d_offsets % sizeof(int64_t) != 0 ||
-      num_segments > UINT64_MAX / (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)))
+      !cr_exact_states_ok(num_segments))
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (!any)
+  if (num_segments == 0)
     return CUREDUCE_SUCCESS;
   const cureduce_status sst = check_state(d_states);
   if (sst != CUREDUCE_SUCCESS)
@@ -363,8 +361,7 @@ cureduce_status cureduce_exact_finish_rows(cureduce_handle handle, cureduce_op o
     return fst;
   if (rows > 0 && (!d_states || !d_out))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0 ||
-      rows > UINT64_MAX / (CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t)))
+  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0 || !cr_exact_states_ok(rows))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
     return CUREDUCE_SUCCESS;

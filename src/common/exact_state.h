@@ -14,7 +14,8 @@
  *   CR_EXACT_COUNT: the number of elements added (the mean's divisor).
  * Every word combines by integer addition, so two states add word by word, in any order, to
  * the state of both inputs. Limbs kept below 2^33 in magnitude (as every library call leaves
- * them) take 2^30 such additions before any can overflow. */
+ * them) take 2^29 such additions and stay below 2^62, which the rounding (cr_exact_value_in)
+ * needs. */
 #ifndef CUREDUCE_EXACT_STATE_H
 #define CUREDUCE_EXACT_STATE_H
 

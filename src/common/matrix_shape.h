@@ -1,8 +1,11 @@
 /* The one rule for a valid rows x cols matrix with leading dimension ld (cureduce.h), for an
- * outer x length x inner array and for n elements: the GPU and CPU calls all check them. An
- * extent of 2^63 bytes or more cannot be in memory, and its byte offsets would wrap. */
+ * outer x length x inner array, for n elements, for arrays of exact states and for the
+ * pointers of segmented calls: the GPU and CPU calls all check them. An extent of 2^63 bytes or
+ * more cannot be in memory, and its byte offsets would wrap. */
 #ifndef CUREDUCE_COMMON_MATRIX_SHAPE_H
 #define CUREDUCE_COMMON_MATRIX_SHAPE_H
+
+#include "cureduce.h"
 
 #include <stdint.h>
 
@@ -11,6 +14,20 @@ static inline uint64_t cr_elements_max(uint64_t size) { return (UINT64_MAX / 2) 
 
 /* 1 when n elements of `size` bytes span less than 2^63 bytes. */
 static inline int cr_extent_ok(uint64_t n, uint64_t size) { return n <= cr_elements_max(size); }
+
+/* 1 when `count` exact states (CUREDUCE_EXACT_STATE_WORDS int64 words each) span less than 2^63
+   bytes. */
+static inline int cr_exact_states_ok(uint64_t count) {
+  return cr_extent_ok(count, CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t));
+}
+
+/* 1 when a segmented call lacks a pointer it reads: with any segment, empty or not, the input,
+   the offsets and the outputs (or states) all; with none, no pointer is read. The GPU cannot
+   see the offsets, so an input of empty segments must still be given, on the CPU too. */
+static inline int cr_segments_lack_pointer(uint64_t num_segments, const void *in, const int64_t *offsets,
+                                           const void *out) {
+  return num_segments > 0 && (!in || !offsets || !out);
+}
 
 /* 1 when ld >= cols and the matrix's extent, (rows - 1) * ld + cols elements of `size` bytes,
    stays below 2^63 bytes. */

@@ -196,7 +196,7 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
   cureduce_status st = cureduce_resolve_acc(op, in, acc, &acc);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if ((num_segments > 0 && !h_out) || !h_offsets)
+  if (cr_segments_lack_pointer(num_segments, h_in, h_offsets, h_out))
     return CUREDUCE_ERROR_NULL_POINTER;
   const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
   for (uint64_t s = 0; s < num_segments; ++s)
@@ -204,8 +204,6 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
       return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments > 0 && !cr_extent_ok((uint64_t)h_offsets[num_segments], size))
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0] && !h_in)
-    return CUREDUCE_ERROR_NULL_POINTER;
   cr_cpu_work w = {NULL, NULL}; /* none where no segment has an element */
   if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0]) {
     st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));

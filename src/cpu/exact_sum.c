@@ -73,7 +73,7 @@ cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, cons
     return ok;
   if ((rows > 0 && !h_states) || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)))
+  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) || !cr_exact_states_ok(rows))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0 || cols == 0)
     return CUREDUCE_SUCCESS;
@@ -95,18 +95,18 @@ cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, 
   const cureduce_status ok = cureduce_supported(CUREDUCE_SUM_EXACT, in_dtype, CUREDUCE_ACC_DEFAULT);
   if (ok != CUREDUCE_SUCCESS)
     return ok;
+  if (cr_segments_lack_pointer(num_segments, h_in, h_offsets, h_states))
+    return CUREDUCE_ERROR_NULL_POINTER;
+  if (!cr_exact_states_ok(num_segments))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments == 0)
     return CUREDUCE_SUCCESS;
-  if (!h_states || !h_offsets)
-    return CUREDUCE_ERROR_NULL_POINTER;
   const size_t size = cureduce_dtype_size(in_dtype);
   for (uint64_t s = 0; s < num_segments; ++s) /* all checked before any state changes */
     if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
       return CUREDUCE_ERROR_INVALID_VALUE;
   if (!cr_extent_ok((uint64_t)h_offsets[num_segments], size))
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (h_offsets[num_segments] > h_offsets[0] && !h_in)
-    return CUREDUCE_ERROR_NULL_POINTER;
   cr_cpu_work s;
   const cureduce_status st = cr_cpu_work_alloc(&s, 1);
   if (st != CUREDUCE_SUCCESS)
@@ -146,6 +146,8 @@ cureduce_status cureduce_cpu_exact_finish_rows(cureduce_op op, const int64_t *h_
     return st;
   if (rows > 0 && (!h_states || !h_out))
     return CUREDUCE_ERROR_NULL_POINTER;
+  if (!cr_exact_states_ok(rows))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   const size_t size = cureduce_dtype_size(out_dtype);
   for (uint64_t r = 0; r < rows; ++r) {
     void *out = (char *)h_out + r * size;
