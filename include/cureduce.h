@@ -327,7 +327,8 @@ CUREDUCE_API cureduce_status cureduce_exact_accumulate_segments(cureduce_handle 
                                                                 const int64_t *d_offsets, int64_t *d_states,
                                                                 void *stream);
 
-/* d_state += d_other: afterwards d_state holds the elements of both. */
+/* d_state += d_other: afterwards d_state holds the elements of both. The two states must not
+   overlap (INVALID_VALUE): to count a state twice, combine it with a copy. */
 CUREDUCE_API cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state,
                                                     const int64_t *d_other, void *stream);
 

@@ -35,6 +35,22 @@ static void a_null_handle_should_be_refused_before_touching_the_gpu(void **state
       cureduce_reduce_to_host(NULL, CUREDUCE_SUM, CUREDUCE_F32, &out, 1, CUREDUCE_F32, &out, NULL),
       CUREDUCE_ERROR_INVALID_HANDLE);
   assert_true(out == 3.0f);
+  /* the exact state calls too, the state left as it was */
+  int64_t w[CUREDUCE_EXACT_STATE_WORDS] = {0}, other[CUREDUCE_EXACT_STATE_WORDS] = {0};
+  const int64_t offsets[2] = {0, 1};
+  w[0] = 5;
+  assert_int_equal(cureduce_exact_accumulate(NULL, CUREDUCE_F32, &out, 1, w, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_accumulate_rows(NULL, CUREDUCE_F32, &out, 1, 1, 1, w, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_accumulate_segments(NULL, CUREDUCE_F32, &out, 1, offsets, w, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_combine(NULL, w, other, NULL), CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_finish(NULL, CUREDUCE_SUM_EXACT, w, CUREDUCE_F32, &out, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_int_equal(cureduce_exact_finish_rows(NULL, CUREDUCE_SUM_EXACT, w, 1, CUREDUCE_F32, &out, NULL),
+                   CUREDUCE_ERROR_INVALID_HANDLE);
+  assert_true(out == 3.0f && w[0] == 5);
 }
 
 int main(void) {

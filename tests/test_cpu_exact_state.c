@@ -129,6 +129,10 @@ static void bad_arguments_should_leave_the_state_alone(void **state) {
   assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F32, x, 2, 2, (uint64_t)1 << 62, w),
                    CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_cpu_exact_combine(w, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_cpu_exact_combine(w, w), CUREDUCE_ERROR_INVALID_VALUE);
+  int64_t two[CUREDUCE_EXACT_STATE_WORDS + 1] = {0};
+  assert_int_equal(cureduce_cpu_exact_combine(two, two + 1), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_exact_combine(two + 1, two), CUREDUCE_ERROR_INVALID_VALUE);
   /* more states than memory can address: refused before any is read, as on the GPU */
   const uint64_t too_many = UINT64_MAX / 320;
   assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F32, x, too_many, 0, 0, w),

@@ -1091,6 +1091,9 @@ static void state_calls_should_refuse_bad_arguments(void **state) {
                    CUREDUCE_ERROR_HOST_POINTER);
   assert_int_equal(cureduce_exact_combine(g_handle, d_state, host_state, NULL), CUREDUCE_ERROR_HOST_POINTER);
   assert_int_equal(cureduce_exact_combine(g_handle, d_state, NULL, NULL), CUREDUCE_ERROR_NULL_POINTER);
+  assert_int_equal(cureduce_exact_combine(g_handle, d_state, d_state, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_combine(g_handle, d_state + 1, d_state, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_exact_finish(g_handle, CUREDUCE_SUM, d_state, CUREDUCE_F64, g_out, NULL),
                    CUREDUCE_ERROR_UNSUPPORTED);
   assert_int_equal(cureduce_exact_finish(g_handle, CUREDUCE_SUM_EXACT, d_state, CUREDUCE_I64, g_out, NULL),

@@ -324,6 +324,8 @@ cureduce_status cureduce_exact_combine(cureduce_handle handle, int64_t *d_state,
     return CUREDUCE_ERROR_INVALID_HANDLE;
   if (!d_state || !d_other)
     return CUREDUCE_ERROR_NULL_POINTER;
+  if (cr_exact_states_overlap(d_state, d_other))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   cureduce_status st = check_state(d_state);
   if (st == CUREDUCE_SUCCESS)
     st = check_state(d_other);

@@ -21,6 +21,12 @@ static inline int cr_exact_states_ok(uint64_t count) {
   return cr_extent_ok(count, CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t));
 }
 
+/* 1 when the states at a and b (one each) share a word: combining them is refused. */
+static inline int cr_exact_states_overlap(const int64_t *a, const int64_t *b) {
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+  return x < y + bytes && y < x + bytes;
+}
+
 /* 1 when a segmented call lacks a pointer it reads: with any segment, empty or not, the input,
    the offsets and the outputs (or states) all; with none, no pointer is read. The GPU cannot
    see the offsets, so an input of empty segments must still be given, on the CPU too. */

@@ -122,6 +122,8 @@ cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, 
 cureduce_status cureduce_cpu_exact_combine(int64_t *h_state, const int64_t *h_other) {
   if (!h_state || !h_other)
     return CUREDUCE_ERROR_NULL_POINTER;
+  if (cr_exact_states_overlap(h_state, h_other))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i)
     h_state[i] += h_other[i];
   cr_exact_carry(h_state, 0, CR_EXACT_LIMBS - 1);
