@@ -605,28 +605,42 @@ static void segments_should_give_each_segments_bits(void **state) {
   (void)state;
   enum { N = 400, SEGS = 6 };
   static const int64_t offsets[SEGS + 1] = {0, 17, 17, 150, 151, 399, 400};
+  static const cureduce_dtype INPUTS[] = {CUREDUCE_F32,  CUREDUCE_F64,     CUREDUCE_F16,
+                                          CUREDUCE_BF16, CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2};
   uint64_t rng = tu_seed() + 17;
   double x[N];
   int64_t w[SEGS * CUREDUCE_EXACT_STATE_WORDS], before[SEGS * CUREDUCE_EXACT_STATE_WORDS];
-  for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
-    ex_fill(CUREDUCE_F64, x, N, (ex_pattern)p, &rng);
-    memset(w, 0, sizeof w);
-    assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, SEGS, offsets, w),
-                     CUREDUCE_SUCCESS);
-    for (int s = 0; s < SEGS; ++s) {
-      double got = 0.0, want = 0.0;
-      assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, w + s * CUREDUCE_EXACT_STATE_WORDS,
-                                                 CUREDUCE_F64, &got),
-                       CUREDUCE_SUCCESS);
-      assert_int_equal(cureduce_cpu_sum_exact(CUREDUCE_F64, x + offsets[s],
-                                              (uint64_t)(offsets[s + 1] - offsets[s]), CUREDUCE_F64, &want),
-                       CUREDUCE_SUCCESS);
-      if (memcmp(&got, &want, sizeof got) != 0)
-        fail_msg("%s segment %d: %a, one call %a", EX_PATTERN_NAMES[p], s, got, want);
+  for (size_t d = 0; d < sizeof INPUTS / sizeof *INPUTS; ++d)
+    for (int p = 0; p < EX_PATTERN_COUNT; ++p) {
+      const cureduce_dtype in = INPUTS[d];
+      const size_t size = cureduce_dtype_size(in);
+      ex_fill(in, x, N, (ex_pattern)p, &rng);
+      memset(w, 0, sizeof w);
+      assert_int_equal(cureduce_cpu_exact_accumulate_segments(in, x, SEGS, offsets, w), CUREDUCE_SUCCESS);
+      const cureduce_dtype outs[] = {CUREDUCE_F64, CUREDUCE_F32, in};
+      for (int s = 0; s < SEGS; ++s) {
+        const uint64_t len = (uint64_t)(offsets[s + 1] - offsets[s]);
+        for (int o = 0; o < 3; ++o)
+          for (int mean = 0; mean < 2 && (len > 0 || !mean); ++mean) { /* an empty mean: no value */
+            const cureduce_op op = mean ? CUREDUCE_MEAN_EXACT : CUREDUCE_SUM_EXACT;
+            unsigned char got[8] = {0}, want[8] = {0};
+            assert_int_equal(cureduce_cpu_exact_finish(op, w + s * CUREDUCE_EXACT_STATE_WORDS, outs[o], got),
+                             CUREDUCE_SUCCESS);
+            assert_int_equal(
+                cureduce_cpu_reduce(op, in, (const char *)x + offsets[s] * size, len, outs[o], want),
+                CUREDUCE_SUCCESS);
+            if (memcmp(got, want, sizeof got) != 0)
+              fail_msg("%s %s->%s %s segment %d differs from one call", cureduce_op_name(op),
+                       cureduce_dtype_name(in), cureduce_dtype_name(outs[o]), EX_PATTERN_NAMES[p], s);
+          }
+      }
+      for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) /* the empty segment */
+        assert_int_equal(w[CUREDUCE_EXACT_STATE_WORDS + i], 0);
     }
-    for (int i = 0; i < CUREDUCE_EXACT_STATE_WORDS; ++i) /* the empty segment */
-      assert_int_equal(w[CUREDUCE_EXACT_STATE_WORDS + i], 0);
-  }
+  ex_fill(CUREDUCE_F64, x, N, EX_UNIFORM, &rng);
+  memset(w, 0, sizeof w);
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, x, SEGS, offsets, w),
+                   CUREDUCE_SUCCESS);
   memcpy(before, w, sizeof w);
   static const int64_t decreasing[SEGS + 1] = {0, 17, 16, 150, 151, 399, 400};
   static const int64_t negative[SEGS + 1] = {-1, 17, 17, 150, 151, 399, 400};
