@@ -21,7 +21,8 @@
  * global index (the elements of lower ranks plus the local index) of the first winner over the
  * whole array: a NaN wins and the first NaN's index is returned; ties go to the lowest global
  * index. Float SUM and SUMSQ add the ranks' partial sums (each in the accumulator) in double in
- * rank order and round once into the accumulator; MEAN adds the ranks' sums alike (into f32,
+ * rank order (each addition rounds to double, as any) and round the total once into the
+ * accumulator; MEAN adds the ranks' sums alike (into f32,
  * f16 and bf16, each rank's local mean times its count) and divides by the global count
  * before its one rounding. With one rank every result is cureduce_reduce's, bit for bit.
  *
@@ -30,8 +31,10 @@
  * with the same op, dtypes and global sizes (only the local pointers and sizes differ). The
  * arguments are checked before anything is launched; an error that only some ranks see (a NULL
  * or host pointer on one rank, say) returns there before the collective and leaves the other
- * ranks waiting in NCCL, as any NCCL collective does (ncclCommAbort ends the wait). A failed
- * NCCL call returns CUREDUCE_ERROR_CUDA (ncclGetLastError says why).
+ * ranks waiting in NCCL, as any NCCL collective does (ncclCommAbort ends the wait); so do
+ * ranks that pass different ops or sizes. A failed NCCL call returns CUREDUCE_ERROR_CUDA
+ * (ncclGetLastError says why). The communicator must be a blocking one (NCCL's default): a
+ * collective that answers ncclInProgress is reported as CUREDUCE_ERROR_CUDA too.
  *
  * Empty shards and empty arrays. A rank may hold no elements (n_local == 0; d_in may then be
  * NULL). The status must be the same on every rank, so the global element count is an
@@ -62,7 +65,9 @@ typedef struct cureduce_dist_s *cureduce_dist;
    pointer so this header needs no NCCL header) on the current CUDA device, which must be the
    communicator's (else INVALID_VALUE). handle is a cureduce handle of that device, used for
    the local reductions: both stay the caller's, and must outlive the dist object. Allocates
-   the partials for full arrays and for one row; not a collective. *dist is NULL on failure. */
+   the partials for full arrays and for one row; not a collective. *dist is NULL on failure.
+   Every later call on the dist object (destroy and cureduce_dist_reserve_rows included, which
+   allocate and free on the current device) is made with that device current. */
 CUREDUCE_API cureduce_status cureduce_dist_create(cureduce_dist *dist, void *nccl_comm,
                                                   cureduce_handle handle);
 
@@ -74,7 +79,8 @@ CUREDUCE_API cureduce_status cureduce_dist_destroy(cureduce_dist dist);
 CUREDUCE_API cureduce_status cureduce_dist_rank(cureduce_dist dist, int *rank, int *world);
 
 /* Collective, synchronous: the sum of n_local over all ranks, written to *n_global (host
-   memory) on every rank. Waits for stream: call it when sharding, not per reduction. */
+   memory) on every rank. Waits for stream: call it when sharding, not per reduction. The total
+   must stay below 2^64 (a sum that wraps is not detected). */
 CUREDUCE_API cureduce_status cureduce_dist_count(cureduce_dist dist, uint64_t n_local, uint64_t *n_global,
                                                  void *stream);
 

@@ -144,7 +144,8 @@ static void check_float_sum(cureduce_op op, du_pair pr, tu_pattern pat, const vo
   if (op == CUREDUCE_MEAN)
     s /= (double)n;
   unsigned char expected[8] = {0}, split[8] = {0};
-  assert_int_equal(cureduce_from_double(pr.acc, s, expected), CUREDUCE_SUCCESS);
+  /* rounded once (cr_dist_round: narrow_sums_should_round_once pins its bits), then exact */
+  assert_int_equal(cureduce_from_double(pr.acc, cr_dist_round(pr.acc, s), expected), CUREDUCE_SUCCESS);
   combine_split(op, pr.in, pr.acc, h_in, cut, k, split);
   if (!tu_same_value(pr.acc, expected, split))
     fail_split("differs from the rank-order sum", op, pr, pat, n, cut, k);
@@ -281,8 +282,29 @@ static void nan_and_ties_should_follow_the_library(void **state) {
   assert_int_equal(at, 2); /* the first 1 (ranks 0 and 1 hold 4 elements) */
 }
 
+/* f16 and bf16 sums over ranks are rounded once from the double total, not through f32 first:
+   1 + 2^-11 + 2^-24 lies just above the f16 midpoint 1 + 2^-11 (so 1 + 2^-10), but through f32
+   it is that midpoint (a tie to even) and then 1; likewise 1 + 2^-8 + 2^-40 in bf16. */
+static void narrow_sums_should_round_once(void **state) {
+  (void)state;
+  const uint64_t cut[4] = {0, 1, 2, 3};
+  const uint16_t f16[3] = {0x3c00, 0x1000, 0x0001}, bf16[3] = {0x3f80, 0x3b80, 0x2b80};
+  uint16_t got = 0;
+  combine_split(CUREDUCE_SUM, CUREDUCE_F16, CUREDUCE_F16, f16, cut, 3, &got);
+  assert_int_equal(got, 0x3c01);
+  combine_split(CUREDUCE_SUM, CUREDUCE_BF16, CUREDUCE_BF16, bf16, cut, 3, &got);
+  assert_int_equal(got, 0x3f81);
+  const uint16_t f16_neg[3] = {0xbc00, 0x9000, 0x8001}; /* the same, negated */
+  combine_split(CUREDUCE_SUM, CUREDUCE_F16, CUREDUCE_F16, f16_neg, cut, 3, &got);
+  assert_int_equal(got, 0xbc01);
+  /* exactly the midpoint: a tie, to even */
+  combine_split(CUREDUCE_SUM, CUREDUCE_F16, CUREDUCE_F16, f16, cut, 2, &got);
+  assert_int_equal(got, 0x3c00);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(narrow_sums_should_round_once),
       cmocka_unit_test(min_max_absmax_should_equal_the_whole_array),
       cmocka_unit_test(integer_sums_should_equal_the_whole_array),
       cmocka_unit_test(arg_ops_should_give_the_whole_arrays_index),

@@ -40,8 +40,8 @@ typedef struct cr_dist_partial {
 
 /* The op each rank runs on its shard: op itself, but MEAN into f64, which sums locally (the
    combine divides once). A local mean m of f32, f16 or bf16 times its count is exact in double
-   (count < 2^29 for f32), so the combine recovers the rank's sum from it; with one rank that
-   gives the single-GPU MEAN's bits, which divide a sum held in more than f32. */
+   (count < 2^29 for f32): the combine adds the ranks' rounded means times their counts; with
+   one rank that gives the single-GPU MEAN's bits, which divide a sum held in more than f32. */
 CR_HD cureduce_op cr_dist_local_op(cureduce_op op, cureduce_dtype acc) {
   return op == CUREDUCE_MEAN && acc == CUREDUCE_F64 ? CUREDUCE_SUM : op;
 }
@@ -52,21 +52,40 @@ CR_HD int cr_dist_float_acc(cureduce_dtype acc) {
   return acc == CUREDUCE_F32 || acc == CUREDUCE_F64 || acc == CUREDUCE_F16 || acc == CUREDUCE_BF16;
 }
 
-/* x rounded to nearest even into acc (f64, f32, f16, bf16), as a double. f16 and bf16 round
-   through f32, as the library's own conversions do; that double rounding is harmless, since
-   f32 has at least 2p + 2 bits for either. */
+#if !defined(__CUDA_ARCH__)
+/* x rounded to odd into f32: truncated, with the last bit set where that dropped any. f32 has
+   more than p + 2 bits for f16 and bf16, so rounding this to nearest even into either rounds x
+   once, as __double2half and __double2bfloat16 do on the GPU; rounding x to nearest into f32
+   first could round twice (1 + 2^-11 + 2^-24 into f16: 1, not 1 + 2^-10). */
+static inline float cr_dist_float_to_odd(double x) {
+  float f = (float)x;
+  if (isnan(x) || (double)f == x)
+    return f;
+  if (isinf(f))
+    f = copysignf(3.40282347e+38f, f); /* x finite: truncated, the largest f32 (its last bit set) */
+  else if (fabs((double)f) > fabs(x))
+    f = nextafterf(f, 0.0f);
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  u |= 1u;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+#endif
+
+/* x rounded once to nearest even into acc (f64, f32, f16, bf16), as a double. */
 CR_HD double cr_dist_round(cureduce_dtype acc, double x) {
   switch (acc) {
   case CUREDUCE_F32: return (double)(float)x;
 #if defined(__CUDA_ARCH__)
-  case CUREDUCE_F16: return (double)__half2float(__float2half_rn((float)x));
-  case CUREDUCE_BF16: return (double)__bfloat162float(__float2bfloat16_rn((float)x));
+  case CUREDUCE_F16: return (double)__half2float(__double2half(x));
+  case CUREDUCE_BF16: return (double)__bfloat162float(__double2bfloat16(x));
 #else
   case CUREDUCE_F16:
   case CUREDUCE_BF16: {
     uint16_t h = 0;
     double r = x;
-    (void)cureduce_from_double(acc, x, &h);
+    (void)cureduce_from_double(acc, (double)cr_dist_float_to_odd(x), &h); /* exact into f32, then rounded */
     (void)cureduce_to_double(acc, &h, &r);
     return r;
   }
