@@ -110,6 +110,12 @@ std::vector<prefix_reference> compute_references(cureduce_dtype dtype, const voi
     r.n = n;
     r.sum = sa_round(&acc.sum, CUREDUCE_F64);
     r.mean = cr_exact_value(acc.sum.w, 1, cr_exact_format_of(CUREDUCE_F64));
+    r.sum_f32 = sa_round(&acc.sum, CUREDUCE_F32);
+    r.mean_f32 = cr_exact_value(acc.sum.w, 1, cr_exact_format_of(CUREDUCE_F32));
+    if (cureduce_supported(CUREDUCE_SUM_EXACT, dtype, dtype) == CUREDUCE_SUCCESS) { // float inputs
+      r.sum_own = sa_round(&acc.sum, dtype);
+      r.mean_own = cr_exact_value(acc.sum.w, 1, cr_exact_format_of(dtype));
+    }
     r.sumsq = sa_round(&acc.sumsq, CUREDUCE_F64);
     r.abs_sum = acc.abs_sum, r.sq_abs_sum = acc.sq_abs_sum;
     r.isum = (int64_t)acc.isum, r.isumsq = (int64_t)acc.isumsq;

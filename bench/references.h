@@ -14,6 +14,8 @@ struct prefix_reference {
   uint64_t n = 0;
   double sum = 0, sumsq = 0;          // exact sums (floats), rounded once to double
   double mean = 0;                    // the exact sum over n, rounded once to double
+  double sum_f32 = 0, mean_f32 = 0;   // the same rounded once to f32,
+  double sum_own = 0, mean_own = 0;   // and to the input's own float type
   double abs_sum = 0, sq_abs_sum = 0; // sum |x| and sum x*x, for rounding bounds
   int64_t isum = 0, isumsq = 0;       // integer inputs: exact modulo 2^64
   double min = 0, max = 0, absmax = 0;
