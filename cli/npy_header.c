@@ -12,16 +12,13 @@
 /* NumPy's own writers never come close; anything longer is a damaged file. */
 #define HEADER_MAX ((size_t)1 << 24)
 
-static void write_message(char *err, size_t errlen, const char *fmt, va_list ap) {
-  if (err && errlen)
-    vsnprintf(err, errlen, fmt, ap);
-}
-
 int npy_fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  write_message(err, errlen, fmt, ap);
-  va_end(ap);
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
   return 1;
 }
 
@@ -259,16 +256,6 @@ static int in_list(const char *code, const char *const *list, size_t n) {
   return 0;
 }
 
-/* As npy_fail, for a hint that is missing or disagrees with the file: returns NPY_ERR_HINT. */
-static int hint_fail(char *err, size_t errlen, const char *fmt, ...) NPY_PRINTF(3, 4);
-static int hint_fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  write_message(err, errlen, fmt, ap);
-  va_end(ap);
-  return NPY_ERR_HINT;
-}
-
 /* The dtype of descr, given the user's hint; *swap says whether the bytes need reversing. */
 static int resolve_dtype(const header *h, cureduce_dtype hint, cureduce_dtype *dtype, int *swap, char *err,
                          size_t errlen) {
@@ -293,22 +280,26 @@ static int resolve_dtype(const header *h, cureduce_dtype hint, cureduce_dtype *d
   if (h->descr_ok && in_list(code, RAW2, sizeof RAW2 / sizeof RAW2[0]))
     raw = 2;
   if (t != CUREDUCE_ACC_DEFAULT) {
-    if (have_hint && hint != t)
-      return hint_fail(err, errlen, "the file holds '%s' (%s) but --dtype says %s", d, cureduce_dtype_name(t),
-                       cureduce_dtype_name(hint));
+    if (have_hint && hint != t) { /* the hint is at fault, not the file */
+      npy_fail(err, errlen, "the file holds '%s' (%s) but --dtype says %s", d, cureduce_dtype_name(t),
+               cureduce_dtype_name(hint));
+      return NPY_ERR_HINT;
+    }
   } else if (raw) {
     const char *fits = raw == 1 ? "e4m3 or e5m2" : "bf16 or f16";
-    if (!have_hint)
-      return hint_fail(err, errlen,
-                       "the file holds raw %d-byte values ('%s'): say what they are with --dtype %s", raw, d,
-                       fits);
+    if (!have_hint) {
+      npy_fail(err, errlen, "the file holds raw %d-byte values ('%s'): say what they are with --dtype %s",
+               raw, d, fits);
+      return NPY_ERR_HINT;
+    }
     const int fit = raw == 1 ? hint == CUREDUCE_F8_E4M3 || hint == CUREDUCE_F8_E5M2
                              : hint == CUREDUCE_BF16 || hint == CUREDUCE_F16;
-    if (!fit)
-      return hint_fail(err, errlen,
-                       "the file holds raw %d-byte values ('%s') but --dtype says %s (%zu-byte); "
-                       "they can be %s",
-                       raw, d, cureduce_dtype_name(hint), cureduce_dtype_size(hint), fits);
+    if (!fit) {
+      npy_fail(err, errlen,
+               "the file holds raw %d-byte values ('%s') but --dtype says %s (%zu-byte); they can be %s", raw,
+               d, cureduce_dtype_name(hint), cureduce_dtype_size(hint), fits);
+      return NPY_ERR_HINT;
+    }
     t = hint;
   } else {
     return npy_fail(err, errlen,

@@ -22,9 +22,9 @@
  * whole array: a NaN wins and the first NaN's index is returned; ties go to the lowest global
  * index. Float SUM and SUMSQ add the ranks' partial sums (each in the accumulator) in double in
  * rank order (each addition rounds to double, as any) and round the total once into the
- * accumulator; MEAN adds the ranks' sums alike (into f32,
- * f16 and bf16, each rank's local mean times its count) and divides by the global count
- * before its one rounding. With one rank every result is cureduce_reduce's, bit for bit.
+ * accumulator; MEAN adds the ranks' sums alike (into f32, f16 and bf16, each rank's local mean
+ * times its count) and divides by the global count before its one rounding. With one rank every result is
+ * cureduce_reduce's, bit for bit.
  *
  * Collective calls. cureduce_dist_reduce, _reduce_rows, _reduce_segments and _count are NCCL
  * collectives: every rank of the communicator must make the same calls in the same order,

@@ -140,8 +140,10 @@ def _check_out(out, device, shape, res_name):
     ok = cai is not None and not cai["data"][1] and tuple(cai["shape"]) == tuple(shape)
     if ok:
         dtype = np.dtype(cai["typestr"])
-        ok = dtype.byteorder != ">" and _plan.dtype_name(getattr(out, "dtype", dtype)) == res_name and _plan.c_contiguous(
-            shape, _elements(cai.get("strides"), dtype.itemsize, shape)
+        ok = (
+            dtype.byteorder != ">"
+            and _plan.dtype_name(getattr(out, "dtype", dtype)) == res_name
+            and _plan.c_contiguous(shape, _elements(cai.get("strides"), dtype.itemsize, shape))
         )
     if not ok:
         raise _plan.out_error("writeable CUDA array", _plan.TO_NUMPY[res_name], shape, "cuda:%d" % device)

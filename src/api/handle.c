@@ -224,7 +224,7 @@ cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, any, &acc_dtype, d_out, num_segments);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (cr_segments_lack_pointer(num_segments, d_in, d_offsets, d_out))
+  if (any && !d_offsets) /* validate_many has checked d_in and d_out */
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || num_segments > (uint64_t)INT64_MAX)
     return CUREDUCE_ERROR_INVALID_VALUE;

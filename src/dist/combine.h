@@ -21,6 +21,7 @@
 
 #include "../common/float_order.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static inline float cr_dist_float_to_odd(double x) {
   if (isnan(x) || (double)f == x)
     return f;
   if (isinf(f))
-    f = copysignf(3.40282347e+38f, f); /* x finite: truncated, the largest f32 (its last bit set) */
+    f = copysignf(FLT_MAX, f); /* x finite: truncated, the largest f32 (its last bit set) */
   else if (fabs((double)f) > fabs(x))
     f = nextafterf(f, 0.0f);
   uint32_t u;
