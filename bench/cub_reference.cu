@@ -9,9 +9,11 @@
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
 #include <cuda/std/limits>
+#include <cuda/std/type_traits>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <thrust/iterator/transform_output_iterator.h>
 
 namespace bench {
 namespace {
@@ -31,12 +33,6 @@ template <> struct cub_type<CUREDUCE_I64> { using type = int64_t; };
 template <class Acc> struct to_acc {
   template <class T> __host__ __device__ Acc operator()(const T &x) const { return static_cast<Acc>(x); }
 };
-template <class Acc> struct abs_acc {
-  template <class T> __host__ __device__ Acc operator()(const T &x) const {
-    const Acc a = static_cast<Acc>(x);
-    return a < Acc(0) ? -a : a;
-  }
-};
 template <class Acc> struct square_acc {
   template <class T> __host__ __device__ Acc operator()(const T &x) const {
     const Acc a = static_cast<Acc>(x);
@@ -50,6 +46,56 @@ std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, 
   const In *in = static_cast<const In *>(d_in);
   Acc *out = static_cast<Acc *>(d_out);
   // TransformReduce converts each element to the accumulator before combining, as we do.
+  BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, r->temp_bytes, in, out, (int64_t)n, op, xf, init));
+  BENCH_CUDA(cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1));
+  void *temp = r->temp;
+  size_t bytes = r->temp_bytes;
+  r->launch = [=](cudaStream_t s) mutable {
+    cub::DeviceReduce::TransformReduce(temp, bytes, in, out, (int64_t)n, op, xf, init, s);
+  };
+  return r;
+}
+
+// Min, max and absmax compare each element in a 32-bit type (f16, bf16 and fp8 as float, i8 as
+// int32; wider types as themselves; magnitudes of i32 and i64 as the unsigned type of their
+// width) and convert the one result to the output's type on the way out, as ours does. Widening
+// every element to a 64-bit accumulator would slow CUB down for nothing, and CUB reads the
+// narrow types faster through a 32-bit transform than with their own comparisons.
+template <class In> struct compare_type { using type = In; };
+template <> struct compare_type<__half> { using type = float; };
+template <> struct compare_type<__nv_bfloat16> { using type = float; };
+template <> struct compare_type<__nv_fp8_e4m3> { using type = float; };
+template <> struct compare_type<__nv_fp8_e5m2> { using type = float; };
+template <> struct compare_type<int8_t> { using type = int32_t; };
+template <class In> struct magnitude_type { using type = typename compare_type<In>::type; };
+template <> struct magnitude_type<int32_t> { using type = uint32_t; };
+template <> struct magnitude_type<int64_t> { using type = uint64_t; };
+
+template <class C> struct to_compare {
+  template <class T> __device__ C operator()(const T &x) const { return static_cast<C>(x); }
+};
+template <class C> struct magnitude {
+  template <class T> __device__ C operator()(const T &x) const {
+    if constexpr (cuda::std::is_integral_v<T>)
+      return x < 0 ? C(0) - static_cast<C>(x) : static_cast<C>(x);
+    else {
+      const C a = static_cast<C>(x);
+      return a < C(0) ? -a : a;
+    }
+  }
+};
+template <class C> struct smaller {
+  __device__ C operator()(const C &a, const C &b) const { return b < a ? b : a; }
+};
+template <class C> struct larger {
+  __device__ C operator()(const C &a, const C &b) const { return a < b ? b : a; }
+};
+
+template <class In, class Acc, class C, class Op, class Xform>
+std::unique_ptr<cub_run> make_extremum(const void *d_in, uint64_t n, void *d_out, Op op, C init, Xform xf) {
+  auto r = std::make_unique<cub_run>();
+  const In *in = static_cast<const In *>(d_in);
+  auto out = thrust::make_transform_output_iterator(static_cast<Acc *>(d_out), to_acc<Acc>{});
   BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, r->temp_bytes, in, out, (int64_t)n, op, xf, init));
   BENCH_CUDA(cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1));
   void *temp = r->temp;
@@ -89,13 +135,17 @@ std::unique_ptr<cub_run> make_arg(const void *d_in, uint64_t n, void *d_out) {
 template <cureduce_dtype IN, class Acc>
 std::unique_ptr<cub_run> make_for(cureduce_op op, const void *d_in, uint64_t n, void *d_out) {
   using In = typename cub_type<IN>::type;
+  using C = typename compare_type<In>::type;
+  using M = typename magnitude_type<In>::type;
   switch (op) {
   case CUREDUCE_SUM: return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0));
   case CUREDUCE_MIN:
-    return make<In, Acc>(d_in, n, d_out, cuda::minimum<Acc>{}, cuda::std::numeric_limits<Acc>::max());
+    return make_extremum<In, Acc>(d_in, n, d_out, smaller<C>{}, cuda::std::numeric_limits<C>::max(),
+                                  to_compare<C>{});
   case CUREDUCE_MAX:
-    return make<In, Acc>(d_in, n, d_out, cuda::maximum<Acc>{}, cuda::std::numeric_limits<Acc>::lowest());
-  case CUREDUCE_ABSMAX: return make<In, Acc>(d_in, n, d_out, cuda::maximum<Acc>{}, Acc(0), abs_acc<Acc>{});
+    return make_extremum<In, Acc>(d_in, n, d_out, larger<C>{}, cuda::std::numeric_limits<C>::lowest(),
+                                  to_compare<C>{});
+  case CUREDUCE_ABSMAX: return make_extremum<In, Acc>(d_in, n, d_out, larger<M>{}, M(0), magnitude<M>{});
   case CUREDUCE_SUMSQ:
     return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0), square_acc<Acc>{});
   case CUREDUCE_MEAN: // CUB has no mean: its sum, which is what a user would call
