@@ -21,6 +21,15 @@ from test_torch_cpu import to_numpy, to_torch  # noqa: E402
 CUDA = torch.device("cuda", torch.cuda.current_device())
 
 
+@pytest.fixture(autouse=True)
+def _current_device_is_cuda():
+    """These tests make arrays on CUDA and streams and graphs on the current device. Another
+    module's import or tests can change the current device (on two GPUs, cuda:1 was current
+    when this module was collected and cuda:0 when it ran): keep the two the same."""
+    with torch.cuda.device(CUDA):
+        yield
+
+
 def gpu(a):
     return to_torch(a).to(CUDA)
 
