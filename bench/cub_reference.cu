@@ -59,8 +59,8 @@ std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, 
 // Min, max and absmax compare each element in a 32-bit type (f16, bf16 and fp8 as float, i8 as
 // int32; wider types as themselves; magnitudes of i32 and i64 as the unsigned type of their
 // width) and convert the one result to the output's type on the way out, as ours does. Widening
-// every element to a 64-bit accumulator would slow CUB down for nothing, and CUB reads the
-// narrow types faster through a 32-bit transform than with their own comparisons.
+// every element to a 64-bit accumulator would slow CUB down for nothing; i8 compared as
+// itself was slower than as int32 (docs/design.md#measurement-method).
 template <class In> struct compare_type { using type = In; };
 template <> struct compare_type<__half> { using type = float; };
 template <> struct compare_type<__nv_bfloat16> { using type = float; };
