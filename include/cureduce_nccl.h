@@ -79,8 +79,8 @@ CUREDUCE_API cureduce_status cureduce_dist_destroy(cureduce_dist dist);
 CUREDUCE_API cureduce_status cureduce_dist_rank(cureduce_dist dist, int *rank, int *world);
 
 /* Collective, synchronous: the sum of n_local over all ranks, written to *n_global (host
-   memory) on every rank. Waits for stream: call it when sharding, not per reduction. The total
-   must stay below 2^64 (a sum that wraps is not detected). */
+   memory) on every rank. Waits for stream: call it when sharding, not per reduction. A total
+   of 2^64 or more is INVALID_VALUE on every rank, with *n_global left alone. */
 CUREDUCE_API cureduce_status cureduce_dist_count(cureduce_dist dist, uint64_t n_local, uint64_t *n_global,
                                                  void *stream);
 

@@ -139,6 +139,8 @@ static void count_should_sum_over_the_ranks(void **state) {
   uint64_t total = 0;
   assert_int_equal(cureduce_dist_count(g_d, 123456789012ull, &total, NULL), CUREDUCE_SUCCESS);
   assert_int_equal(total, 123456789012ull);
+  assert_int_equal(cureduce_dist_count(g_d, UINT64_MAX, &total, NULL), CUREDUCE_SUCCESS);
+  assert_true(total == UINT64_MAX);
   int rank = -1, world = -1;
   assert_int_equal(cureduce_dist_rank(g_d, &rank, &world), CUREDUCE_SUCCESS);
   assert_int_equal(rank, 0);

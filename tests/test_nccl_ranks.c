@@ -203,6 +203,19 @@ static void run_checks(rank_ctx *c, uint64_t seed) {
   dg_combo combos[512];
   const int count = dg_combos(combos, 512);
   uint64_t rng = seed; /* the same sequence on every rank: the same data and shardings */
+  { /* counts whose low halves carry, a total of 2^64 - 1, and one of 2^64: refused on every rank */
+    const uint64_t others = (uint64_t)(c->world - 1);
+    const uint64_t firsts[3] = {0xffffffffull, UINT64_MAX - others, UINT64_MAX - others + 1};
+    const uint64_t wants[3] = {0xffffffffull + others, UINT64_MAX, 0};
+    for (int k = 0; k < (c->world > 1 ? 3 : 2); ++k) { /* one rank cannot pass 2^64 - 1 */
+      uint64_t total = 7;
+      const cureduce_status st = cureduce_dist_count(c->d, c->rank == 0 ? firsts[k] : 1, &total, c->stream);
+      check(c,
+            k < 2 ? st == CUREDUCE_SUCCESS && total == wants[k]
+                  : st == CUREDUCE_ERROR_INVALID_VALUE && total == 7,
+            "count near 2^64", &combos[0], firsts[k]);
+    }
+  }
   for (int in = 0; in < CUREDUCE_DTYPE_COUNT; ++in)
     for (size_t t = 0; t < sizeof patterns / sizeof *patterns; ++t) {
       for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {

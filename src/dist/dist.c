@@ -20,7 +20,7 @@ struct cureduce_dist_s {
   void *d_local;          /* row_capacity local results, 8 bytes each */
   cr_dist_partial *d_all; /* world x row_capacity partials, rank-major: the all-gather's buffer */
   int64_t *d_exact;       /* row_capacity exact states */
-  uint64_t *d_count;      /* cureduce_dist_count's word */
+  uint64_t *d_count;      /* cureduce_dist_count's two words: the counts' high and low halves */
 };
 
 static cureduce_status nccl_status(ncclResult_t r) {
@@ -89,7 +89,7 @@ cureduce_status cureduce_dist_create(cureduce_dist *dist, void *nccl_comm, cured
   d->rank = rank;
   d->world = world;
   cureduce_status st = alloc_rows(d, 1);
-  if (st == CUREDUCE_SUCCESS && cudaMalloc((void **)&d->d_count, sizeof(uint64_t)) != cudaSuccess) {
+  if (st == CUREDUCE_SUCCESS && cudaMalloc((void **)&d->d_count, 2 * sizeof(uint64_t)) != cudaSuccess) {
     (void)cudaGetLastError();
     st = CUREDUCE_ERROR_OUT_OF_MEMORY;
   }
@@ -137,19 +137,26 @@ cureduce_status cureduce_dist_count(cureduce_dist dist, uint64_t n_local, uint64
     return CUREDUCE_ERROR_INVALID_HANDLE;
   if (!n_global)
     return CUREDUCE_ERROR_NULL_POINTER;
-  cureduce_status st = cr_dist_launch_store_u64(dist->d_count, n_local, stream);
+  /* The high and low 32 bits summed apart cannot wrap (fewer than 2^31 ranks), so a total of
+     2^64 or more is seen, and refused alike on every rank. */
+  cureduce_status st = cr_dist_launch_store_u64(dist->d_count, n_local >> 32, stream);
+  if (st == CUREDUCE_SUCCESS)
+    st = cr_dist_launch_store_u64(dist->d_count + 1, n_local & 0xffffffffu, stream);
   if (st != CUREDUCE_SUCCESS)
     return st;
   st = nccl_status(
-      ncclAllReduce(dist->d_count, dist->d_count, 1, ncclUint64, ncclSum, dist->comm, (cudaStream_t)stream));
+      ncclAllReduce(dist->d_count, dist->d_count, 2, ncclUint64, ncclSum, dist->comm, (cudaStream_t)stream));
   if (st != CUREDUCE_SUCCESS)
     return st;
-  uint64_t total = 0;
-  if (cudaMemcpyAsync(&total, dist->d_count, sizeof total, cudaMemcpyDeviceToHost, (cudaStream_t)stream) !=
+  uint64_t halves[2] = {0, 0};
+  if (cudaMemcpyAsync(halves, dist->d_count, sizeof halves, cudaMemcpyDeviceToHost, (cudaStream_t)stream) !=
           cudaSuccess ||
       cudaStreamSynchronize((cudaStream_t)stream) != cudaSuccess)
     return CUREDUCE_ERROR_CUDA;
-  *n_global = total;
+  const uint64_t high = halves[0] + (halves[1] >> 32);
+  if (high >> 32)
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  *n_global = (high << 32) + (halves[1] & 0xffffffffu);
   return CUREDUCE_SUCCESS;
 }
 
