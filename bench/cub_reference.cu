@@ -40,12 +40,12 @@ template <class Acc> struct square_acc {
   }
 };
 
-template <class In, class Acc, class Op, class Xform = to_acc<Acc>>
-std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, Acc init, Xform xf = {}) {
+// TransformReduce of n In elements into *out, with its temp storage allocated.
+template <class In, class Out, class Op, class Init, class Xform>
+std::unique_ptr<cub_run> make_transform_reduce(const void *d_in, uint64_t n, Out out, Op op, Init init,
+                                               Xform xf) {
   auto r = std::make_unique<cub_run>();
   const In *in = static_cast<const In *>(d_in);
-  Acc *out = static_cast<Acc *>(d_out);
-  // TransformReduce converts each element to the accumulator before combining, as we do.
   BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, r->temp_bytes, in, out, (int64_t)n, op, xf, init));
   BENCH_CUDA(cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1));
   void *temp = r->temp;
@@ -54,6 +54,13 @@ std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, 
     cub::DeviceReduce::TransformReduce(temp, bytes, in, out, (int64_t)n, op, xf, init, s);
   };
   return r;
+}
+
+// Sums, sums of squares and means: TransformReduce converts each element to the accumulator
+// before combining, as we do.
+template <class In, class Acc, class Op, class Xform = to_acc<Acc>>
+std::unique_ptr<cub_run> make(const void *d_in, uint64_t n, void *d_out, Op op, Acc init, Xform xf = {}) {
+  return make_transform_reduce<In>(d_in, n, static_cast<Acc *>(d_out), op, init, xf);
 }
 
 // Min, max and absmax compare each element in a 32-bit type (f16, bf16 and fp8 as float, i8 as
@@ -93,17 +100,8 @@ template <class C> struct larger {
 
 template <class In, class Acc, class C, class Op, class Xform>
 std::unique_ptr<cub_run> make_extremum(const void *d_in, uint64_t n, void *d_out, Op op, C init, Xform xf) {
-  auto r = std::make_unique<cub_run>();
-  const In *in = static_cast<const In *>(d_in);
   auto out = thrust::make_transform_output_iterator(static_cast<Acc *>(d_out), to_acc<Acc>{});
-  BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, r->temp_bytes, in, out, (int64_t)n, op, xf, init));
-  BENCH_CUDA(cudaMalloc(&r->temp, r->temp_bytes ? r->temp_bytes : 1));
-  void *temp = r->temp;
-  size_t bytes = r->temp_bytes;
-  r->launch = [=](cudaStream_t s) mutable {
-    cub::DeviceReduce::TransformReduce(temp, bytes, in, out, (int64_t)n, op, xf, init, s);
-  };
-  return r;
+  return make_transform_reduce<In>(d_in, n, out, op, init, xf);
 }
 
 // ArgMin / ArgMax: CUB writes the extremum and its int64 index to separate outputs; the index
