@@ -59,7 +59,7 @@ function(cureduce_add_torch_module headers_of out_dir)
   file(WRITE ${out_dir}/_torch_build.py
        "# Written by the build: the torch that cureduce._cureduce_torch was built against.\n"
        "TORCH_VERSION = \"${_version}\"\n")
-  install(TARGETS _cureduce_torch LIBRARY DESTINATION cureduce COMPONENT python)
-  install(FILES ${out_dir}/_torch_build.py DESTINATION cureduce COMPONENT python)
+  install(TARGETS _cureduce_torch LIBRARY DESTINATION cureduce COMPONENT python EXCLUDE_FROM_ALL)
+  install(FILES ${out_dir}/_torch_build.py DESTINATION cureduce COMPONENT python EXCLUDE_FROM_ALL)
   add_dependencies(cureduce_python _cureduce_torch)
 endfunction()
