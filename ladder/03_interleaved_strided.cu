@@ -2,8 +2,9 @@
 // working threads are the first ones of the block and whole warps retire early: no divergence,
 // and no %.
 // Slow: at stride s the active threads touch shared memory 2s words apart; with 32 banks of 4
-// bytes, addresses 2s words apart fall into the same bank for s >= 1, so one warp's access is
-// split into many serialized ones (bank conflicts, 2-way at s = 1, up to 16-way later).
+// bytes, a warp's 32 addresses then fall into only 32 / 2s banks, so its access is split into
+// serialized ones (bank conflicts: 2-way at s = 1, 4-way at s = 2, 8-way from s = 4 on, where
+// fewer threads are left active in this block of 256).
 // Next: rung 4 makes consecutive threads touch consecutive words.
 #include "ladder.h"
 #include "rung.cuh"

@@ -1,12 +1,12 @@
-// Rung 6: unrolled last warp. Once 32 or fewer values are left, one warp finishes the tree on
-// its own: no __syncthreads() and no loop for the last 6 steps.
+// Rung 6: unrolled last warp. Once 64 values are left, one warp finishes the tree on its own:
+// no __syncthreads() for the last 6 steps.
 // The classic version relied on the 32 threads of a warp running in lockstep, with `volatile`
 // shared memory so every step re-reads what the others wrote. Since Volta (sm_70) the threads
 // of a warp may run independently, so that code has a race; here each step reads, waits for the
 // warp (__syncwarp), then writes, which is what the hardware now requires. `volatile` still
 // keeps the compiler from holding shared values in registers across steps.
-// Slow: the loop over the block's steps is still a loop, with a branch and a barrier per step.
-// Next: rung 7 makes the block size a compile-time constant so the whole tree unrolls.
+// Slow: every thread still loads only two elements (rung 7 changes the tree, not that).
+// Next: rung 7 writes the whole tree out for a block size given as a template parameter.
 #include "ladder.h"
 #include "rung.cuh"
 
@@ -22,7 +22,8 @@ template <class T, class Op> __device__ void warp_tail(volatile T *s, unsigned t
 }
 
 template <class T, class Op> __global__ void unroll_last_warp(const T *in, uint64_t n, T *out) {
-  __shared__ T s[BLOCK + 32]; // 32 spare slots: the warp reads s[tid + 32] for tid < 32
+  __shared__ T s[BLOCK + 32]; // 32 identity slots: the warp's first step reads s[tid + 32], past
+                              // the values if BLOCK were 32
   const unsigned tid = threadIdx.x;
   const uint64_t i = blockIdx.x * (uint64_t)(2 * BLOCK) + tid;
   T v = i < n ? in[i] : Op::identity();

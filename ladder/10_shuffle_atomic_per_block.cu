@@ -1,7 +1,7 @@
-// Rung 10: one launch with one atomic per block. The grid-stride loop and the shuffle tree of
-// rung 9, then thread 0 of each block adds the block's result into the output with an atomic:
-// no partials array and no second launch (a one-thread kernel first sets the output to the
-// identity). 1024 atomics instead of n barely load the L2.
+// Rung 10: one atomic per block. The grid-stride loop and the shuffle tree of rung 9, then
+// thread 0 of each block adds the block's result into the output with an atomic: no partials
+// array and no second pass over them (a one-thread kernel still runs first, to set the output
+// to the identity). 1024 atomics instead of n barely load the L2.
 // Slow: the blocks' atomics arrive in a different order on every run, so a float sum changes
 // in its last bits from run to run (not deterministic); and loads are still 4 bytes wide.
 // Next: rung 11 widens the loads to 16 bytes; rung 12 gets one launch back deterministically.

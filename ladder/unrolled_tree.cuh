@@ -5,7 +5,8 @@
 
 namespace ladder {
 
-// B values in s (plus 32 identity slots past the end); the result ends in s[0].
+// B values in s (plus 32 identity slots past the end, read only if B is 32); the result ends
+// in s[0].
 template <int B, class T, class Op> __device__ void unrolled_tree(volatile T *s, unsigned tid) {
   if (B >= 1024) {
     if (tid < 512)
