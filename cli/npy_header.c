@@ -289,8 +289,8 @@ static int resolve_dtype(const header *h, cureduce_dtype hint, cureduce_dtype *d
     const char *fits = raw == 1 ? "e4m3 or e5m2" : "bf16 or f16";
     if (!have_hint) { /* u1/u2 are unsigned integers to NumPy, but cureduce has none: only bits */
       npy_fail(err, errlen,
-               "the file holds raw %d-byte values ('%s'), which cureduce reads only as the bits of %s: "
-               "say which with --dtype (unsigned integers are not supported)",
+               "the file holds raw %d-byte values ('%s'), which cureduce reads only as float bits: say which "
+               "with --dtype %s (unsigned integers are not supported)",
                raw, d, fits);
       return NPY_ERR_HINT;
     }
