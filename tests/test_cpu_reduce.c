@@ -245,6 +245,28 @@ static void absmax_sumsq_and_mean_should_follow_their_definitions(void **state) 
   assert_true(a == INT64_MIN); /* |INT64_MIN| wraps, as documented */
 }
 
+/* The mean's quotient rounded once into f16 and bf16: through f32 rounded to nearest it was
+   rounded twice (f16: 0x07ea, bf16: 0x3a16), as the exact mean and the GPU do not. */
+static void narrow_means_should_round_the_quotient_once(void **state) {
+  (void)state;
+  enum { N16 = 8283, N_BF16 = 67931 };
+  static uint16_t x[N_BF16];
+  uint16_t r = 0, exact = 0;
+  memset(x, 0, sizeof x);
+  x[0] =
+      0x3c00; /* f16 1.0, then 8282 zeros: 1 / 8283 lies just below a tie of f16's, within f32's rounding */
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, CUREDUCE_F16, x, N16, CUREDUCE_F16, &r), 0);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN_EXACT, CUREDUCE_F16, x, N16, CUREDUCE_F16, &exact), 0);
+  assert_int_equal(r, 0x07e9);
+  assert_int_equal(r, exact);
+  x[0] = 0x421c; /* bf16 39, then 67930 zeros */
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN, CUREDUCE_BF16, x, N_BF16, CUREDUCE_BF16, &r), 0);
+  assert_int_equal(cureduce_cpu_reduce(CUREDUCE_MEAN_EXACT, CUREDUCE_BF16, x, N_BF16, CUREDUCE_BF16, &exact),
+                   0);
+  assert_int_equal(r, 0x3a17);
+  assert_int_equal(r, exact);
+}
+
 static void empty_input_should_be_zero_for_sums_and_empty_for_the_rest(void **state) {
   (void)state;
   float r = 4.0f;
@@ -279,6 +301,7 @@ int main(void) {
       cmocka_unit_test(argmax_and_argmin_should_return_the_first_occurrence),
       cmocka_unit_test(arg_ops_should_return_the_first_nan),
       cmocka_unit_test(absmax_sumsq_and_mean_should_follow_their_definitions),
+      cmocka_unit_test(narrow_means_should_round_the_quotient_once),
       cmocka_unit_test(empty_input_should_be_zero_for_sums_and_empty_for_the_rest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 
 #include "cureduce.h"
 
+#include "../common/convert.h"
 #include "../common/float_order.h"
 
 #include <float.h>
@@ -53,27 +54,6 @@ CR_HD int cr_dist_float_acc(cureduce_dtype acc) {
   return acc == CUREDUCE_F32 || acc == CUREDUCE_F64 || acc == CUREDUCE_F16 || acc == CUREDUCE_BF16;
 }
 
-#if !defined(__CUDA_ARCH__)
-/* x rounded to odd into f32: truncated, with the last bit set where that dropped any. f32 has
-   more than p + 2 bits for f16 and bf16, so rounding this to nearest even into either rounds x
-   once, as __double2half and __double2bfloat16 do on the GPU; rounding x to nearest into f32
-   first could round twice (1 + 2^-11 + 2^-24 into f16: 1, not 1 + 2^-10). */
-static inline float cr_dist_float_to_odd(double x) {
-  float f = (float)x;
-  if (isnan(x) || (double)f == x)
-    return f;
-  if (isinf(f))
-    f = copysignf(FLT_MAX, f); /* x finite: truncated, the largest f32 (its last bit set) */
-  else if (fabs((double)f) > fabs(x))
-    f = nextafterf(f, 0.0f);
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  u |= 1u;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-#endif
-
 /* x rounded once to nearest even into acc (f64, f32, f16, bf16), as a double. */
 CR_HD double cr_dist_round(cureduce_dtype acc, double x) {
   switch (acc) {
@@ -86,7 +66,7 @@ CR_HD double cr_dist_round(cureduce_dtype acc, double x) {
   case CUREDUCE_BF16: {
     uint16_t h = 0;
     double r = x;
-    (void)cureduce_from_double(acc, (double)cr_dist_float_to_odd(x), &h); /* exact into f32, then rounded */
+    (void)cureduce_from_double(acc, (double)cr_float_round_to_odd(x), &h); /* exact into f32, then rounded */
     (void)cureduce_to_double(acc, &h, &r);
     return r;
   }
