@@ -51,9 +51,9 @@ void reduce_segment(cureduce_dtype d, const void *h, uint64_t lo, uint64_t hi, p
   for (uint64_t first = lo; first < hi; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(hi - first < CR_DECODE_CHUNK ? hi - first : CR_DECODE_CHUNK);
     if (is_float) {
-      cr_decode_float(d, h, first, count, f.data());
+      cr_decode_float(d, h, first, count, 1, f.data());
     } else {
-      cr_decode_int(d, h, first, count, q.data());
+      cr_decode_int(d, h, first, count, 1, q.data());
       for (size_t k = 0; k < count; ++k)
         f[k] = (double)q[k];
     }

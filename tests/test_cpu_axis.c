@@ -32,6 +32,39 @@ static void cols_should_reduce_each_column_down_the_rows(void **state) {
   assert_true(idx[0] == 1 && idx[1] == 2 && idx[2] == 0 && idx[3] == 2);
 }
 
+/* Columns of more than 64 MiB each are read in place, not copied (a copy would double their
+   memory): the results must be those of the same column made contiguous. f32 rows of 2^24 + 3
+   (64 MiB and 12 bytes a column), 2 columns and a third of padding. */
+static void columns_too_tall_to_copy_should_match_the_contiguous_reduction(void **state) {
+  (void)state;
+  const uint64_t rows = (1u << 24) + 3, cols = 2, ld = 3;
+  float *m = malloc(rows * ld * sizeof *m), *column = malloc(rows * sizeof *column);
+  assert_non_null(m);
+  assert_non_null(column);
+  uint64_t rng = 11;
+  for (uint64_t i = 0; i < rows * ld; ++i)
+    m[i] = (float)((int64_t)(tu_next(&rng) % 2001) - 1000) / 64.0f + 0x1p-20f * (float)(i % 7);
+  m[5 * ld + 1] = 4096.0f; /* the second column's maximum, at row 5 */
+  const cureduce_op ops[] = {CUREDUCE_SUM, CUREDUCE_MIN, CUREDUCE_ARGMAX, CUREDUCE_SUM_EXACT};
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; ++o)
+    for (uint64_t j = 0; j < cols; ++j) {
+      for (uint64_t i = 0; i < rows; ++i)
+        column[i] = m[i * ld + j];
+      int64_t got[2] = {0, 0}, want = 1; /* room for an index or a float */
+      assert_int_equal(cureduce_cpu_reduce_cols(ops[o], CUREDUCE_F32, m, rows, cols, ld, CUREDUCE_F32, got),
+                       0);
+      assert_int_equal(cureduce_cpu_reduce(ops[o], CUREDUCE_F32, column, rows, CUREDUCE_F32, &want), 0);
+      const size_t bytes = ops[o] == CUREDUCE_ARGMAX ? 8 : 4;
+      assert_memory_equal((const char *)got + j * bytes, &want, bytes);
+    }
+  int64_t idx[2];
+  assert_int_equal(
+      cureduce_cpu_reduce_cols(CUREDUCE_ARGMAX, CUREDUCE_F32, m, rows, cols, ld, CUREDUCE_F32, idx), 0);
+  assert_true(idx[1] == 5);
+  free(m);
+  free(column);
+}
+
 static void segments_should_follow_the_offsets(void **state) {
   (void)state;
   const int32_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -184,6 +217,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(rows_should_reduce_each_row_within_its_columns),
       cmocka_unit_test(cols_should_reduce_each_column_down_the_rows),
+      cmocka_unit_test(columns_too_tall_to_copy_should_match_the_contiguous_reduction),
       cmocka_unit_test(segments_should_follow_the_offsets),
       cmocka_unit_test(axis_should_reduce_the_middle_axis_of_each_outer_slab),
       cmocka_unit_test(axis_edge_shapes_and_bad_arguments_should_get_their_status),

@@ -58,7 +58,8 @@ static cureduce_status rows_in(cureduce_op op, cureduce_dtype in, const void *h_
 }
 
 /* Work and, for columns (gather), a block to gather them in: allocated together before any
-   output is written (matrix_work_free frees either). */
+   output is written (matrix_work_free frees either). No block where one column alone is more
+   than the block may hold: such columns are read in place, element by element. */
 typedef struct matrix_work {
   cr_cpu_work w;
   char *block;
@@ -87,6 +88,8 @@ static cureduce_status matrix_work_alloc(matrix_work *m, cureduce_op op, cureduc
   while (width > 1 && length > GATHER_BYTES / width / size)
     width /= 2;
   m->width = width;
+  if (length > GATHER_BYTES / size) /* read in place: a copy of the column would double it */
+    return CUREDUCE_SUCCESS;
   m->block = malloc(width * length * size); /* column c of the group at block + c * rows */
   if (m->block)
     return CUREDUCE_SUCCESS;
@@ -100,6 +103,14 @@ static cureduce_status cols_in(cureduce_op op, cureduce_dtype in, const void *h_
                                const matrix_work *m) {
   const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
   cureduce_status st = CUREDUCE_SUCCESS;
+  if (!m->block) { /* columns too tall to copy: each read in place, ld elements apart */
+    cr_cpu_work strided = m->w;
+    strided.stride = ld;
+    for (uint64_t j = 0; j < cols && st == CUREDUCE_SUCCESS; ++j)
+      st = cr_cpu_reduce_in(op, in, (const char *)h_in + j * size, rows, acc, (char *)h_out + j * out_size,
+                            &strided);
+    return st;
+  }
   for (uint64_t j0 = 0; j0 < cols && st == CUREDUCE_SUCCESS; j0 += m->width) {
     const uint64_t w = cols - j0 < m->width ? cols - j0 : m->width;
     for (uint64_t i = 0; i < rows; ++i) {
@@ -204,7 +215,7 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
       return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments > 0 && !cr_extent_ok((uint64_t)h_offsets[num_segments], size))
     return CUREDUCE_ERROR_INVALID_VALUE;
-  cr_cpu_work w = {NULL, NULL}; /* none where no segment has an element */
+  cr_cpu_work w = {NULL, NULL, 1}; /* none where no segment has an element */
   if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0]) {
     st = cr_cpu_work_alloc(&w, cr_op_is_exact(op));
     if (st != CUREDUCE_SUCCESS)

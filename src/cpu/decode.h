@@ -16,11 +16,14 @@ extern "C" {
 /* Elements are decoded in chunks of this many values so loops stay type-free. */
 #define CR_DECODE_CHUNK 4096
 
-/* out[k] = value of element first + k, for k < count (a float dtype). */
-void cr_decode_float(cureduce_dtype d, const void *in, uint64_t first, size_t count, double *out);
+/* out[k] = value of element first + k, for k < count (a float dtype), where element i lies
+   i * stride elements past in (stride 1: contiguous; a column's: its leading dimension). */
+void cr_decode_float(cureduce_dtype d, const void *in, uint64_t first, size_t count, uint64_t stride,
+                     double *out);
 
-/* out[k] = value of element first + k, for k < count (an integer dtype). */
-void cr_decode_int(cureduce_dtype d, const void *in, uint64_t first, size_t count, int64_t *out);
+/* out[k] = value of element first + k, for k < count (an integer dtype), as above. */
+void cr_decode_int(cureduce_dtype d, const void *in, uint64_t first, size_t count, uint64_t stride,
+                   int64_t *out);
 
 #ifdef __cplusplus
 }

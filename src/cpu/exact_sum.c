@@ -15,7 +15,7 @@ static void accumulate(const cr_cpu_work *s, cureduce_dtype in, const void *h_in
   sa_init(s->sa);
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
-    cr_decode_float(in, h_in, first, count, s->buf);
+    cr_decode_float(in, h_in, first, count, s->stride, s->buf);
     for (size_t k = 0; k < count; ++k)
       sa_add(s->sa, s->buf[k]);
   }

@@ -52,13 +52,14 @@ static double pairwise(const double *v, size_t n, round_fn r) {
 
 /* Decode elements [first, first + count) as doubles, whatever the input dtype (integers are
    rounded to nearest when beyond 2^53, as the GPU's conversion does). */
-static void decode_as_double(cureduce_dtype in, const void *h_in, uint64_t first, size_t count, double *buf) {
+static void decode_as_double(cureduce_dtype in, const void *h_in, uint64_t first, size_t count,
+                             uint64_t stride, double *buf) {
   if (cr_dtype_is_float(in)) {
-    cr_decode_float(in, h_in, first, count, buf);
+    cr_decode_float(in, h_in, first, count, stride, buf);
     return;
   }
   int64_t *ints = (int64_t *)buf; /* same size: decode in place, then convert */
-  cr_decode_int(in, h_in, first, count, ints);
+  cr_decode_int(in, h_in, first, count, stride, ints);
   for (size_t k = 0; k < count; ++k)
     buf[k] = (double)ints[k];
 }
@@ -72,7 +73,8 @@ static void transform(cureduce_op op, double *buf, size_t count, round_fn r) {
 }
 
 static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n, round_fn r,
-                           double *buf) {
+                           const cr_cpu_work *w) {
+  double *buf = w->buf;
   /* Chunk sums are combined as a binary counter: level k holds the sum of 2^k chunks, so the
      whole sum stays pairwise. */
   double level[64];
@@ -80,7 +82,7 @@ static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, 
   double acc = op == CUREDUCE_MIN ? INFINITY : (is_sum_like(op) ? -0.0 : -INFINITY);
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
-    decode_as_double(in, h_in, first, count, buf);
+    decode_as_double(in, h_in, first, count, w->stride, buf);
     transform(op, buf, count, r);
     if (!is_sum_like(op)) {
       for (size_t k = 0; k < count; ++k)
@@ -108,7 +110,8 @@ static double reduce_float(cureduce_op op, cureduce_dtype in, const void *h_in, 
 /* Index of the first minimum (or maximum) of values rounded to the accumulator; the first
    NaN wins. Integer accumulators compare exactly as int64. */
 static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n, cureduce_dtype acc,
-                        void *buf) {
+                        const cr_cpu_work *w) {
+  void *buf = w->buf;
   const int float_acc = cr_dtype_is_float(acc);
   const round_fn r = rounding_of(acc);
   double best_f = 0;
@@ -116,9 +119,9 @@ static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uin
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
     if (float_acc)
-      decode_as_double(in, h_in, first, count, buf);
+      decode_as_double(in, h_in, first, count, w->stride, buf);
     else
-      cr_decode_int(in, h_in, first, count, buf);
+      cr_decode_int(in, h_in, first, count, w->stride, buf);
     for (size_t k = 0; k < count; ++k) {
       const int64_t idx = (int64_t)(first + k);
       if (float_acc) {
@@ -138,12 +141,14 @@ static int64_t arg_scan(cureduce_op op, cureduce_dtype in, const void *h_in, uin
   return best;
 }
 
-static int64_t reduce_int(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n, int64_t *buf) {
+static int64_t reduce_int(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t n,
+                          const cr_cpu_work *w) {
+  int64_t *buf = (int64_t *)w->buf;
   uint64_t sum = 0; /* unsigned: wrapping is defined */
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (uint64_t first = 0; first < n; first += CR_DECODE_CHUNK) {
     const size_t count = (size_t)(n - first < CR_DECODE_CHUNK ? n - first : CR_DECODE_CHUNK);
-    cr_decode_int(in, h_in, first, count, buf);
+    cr_decode_int(in, h_in, first, count, w->stride, buf);
     for (size_t k = 0; k < count; ++k) {
       const uint64_t u = (uint64_t)buf[k];
       sum += op == CUREDUCE_SUMSQ ? u * u : u;
@@ -180,15 +185,15 @@ cureduce_status cr_cpu_reduce_in(cureduce_op op, cureduce_dtype in_dtype, const 
   if (cr_op_is_exact(op))
     return cr_cpu_exact(op, in_dtype, h_in, n, acc_dtype, h_out, w);
   if (op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX) {
-    const int64_t idx = arg_scan(op, in_dtype, h_in, n, acc_dtype, w->buf);
+    const int64_t idx = arg_scan(op, in_dtype, h_in, n, acc_dtype, w);
     memcpy(h_out, &idx, sizeof idx);
     return CUREDUCE_SUCCESS;
   }
   if (cr_dtype_is_float(acc_dtype)) {
-    const double v = reduce_float(op, in_dtype, h_in, n, rounding_of(acc_dtype), w->buf);
+    const double v = reduce_float(op, in_dtype, h_in, n, rounding_of(acc_dtype), w);
     return cureduce_from_double(acc_dtype, v, h_out); /* exact: v is a value of acc_dtype */
   }
-  write_int(acc_dtype, reduce_int(op, in_dtype, h_in, n, (int64_t *)w->buf), h_out);
+  write_int(acc_dtype, reduce_int(op, in_dtype, h_in, n, w), h_out);
   return CUREDUCE_SUCCESS;
 }
 

@@ -14,6 +14,7 @@
 typedef struct cr_cpu_work {
   superacc *sa; /* exact sums only */
   double *buf;
+  uint64_t stride; /* elements from one value to the next: 1, or a column's leading dimension */
 } cr_cpu_work;
 
 static inline void cr_cpu_work_free(cr_cpu_work *w) {
@@ -25,6 +26,7 @@ static inline void cr_cpu_work_free(cr_cpu_work *w) {
 static inline cureduce_status cr_cpu_work_alloc(cr_cpu_work *w, int exact) {
   w->sa = exact ? (superacc *)malloc(sizeof *w->sa) : NULL;
   w->buf = (double *)malloc(CR_DECODE_CHUNK * sizeof *w->buf);
+  w->stride = 1;
   if (w->buf && (w->sa || !exact))
     return CUREDUCE_SUCCESS;
   cr_cpu_work_free(w);
