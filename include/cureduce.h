@@ -137,9 +137,9 @@ CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
    beyond 2^53 in magnitude are rounded. */
 CUREDUCE_API cureduce_status cureduce_to_double(cureduce_dtype dtype, const void *value, double *out);
 
-/* x rounded to nearest even into one element of dtype at value (host memory). Narrow floats
-   round through f32 (fp8 saturates to its largest finite value); integers truncate toward zero
-   and saturate; NaN into an integer is INVALID_VALUE. */
+/* x rounded to nearest even, once, into one element of dtype at value (host memory); fp8
+   saturates to its largest finite value, f16 and bf16 overflow to infinity. Integers truncate
+   toward zero and saturate; NaN into an integer is INVALID_VALUE. */
 CUREDUCE_API cureduce_status cureduce_from_double(cureduce_dtype dtype, double x, void *value);
 
 /* Parse a dtype name as cureduce_dtype_name() prints it; INVALID_DTYPE when unknown. */

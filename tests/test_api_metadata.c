@@ -124,6 +124,26 @@ static void from_double_should_refuse_nan_for_integers(void **state) {
   assert_int_equal(v, INT32_MAX);
 }
 
+static void from_double_should_round_once_and_saturate(void **state) {
+  (void)state;
+  /* 1 + 2^-11 + 2^-24: through f32 to nearest it is 1 + 2^-11, a tie that f16 rounds to 1 */
+  uint16_t h = 0;
+  assert_int_equal(cureduce_from_double(CUREDUCE_F16, 1.0 + 0x1p-11 + 0x1p-24, &h), CUREDUCE_SUCCESS);
+  assert_int_equal(h, 0x3c01);
+  assert_int_equal(cureduce_from_double(CUREDUCE_BF16, 1.0 + 0x1p-8 + 0x1p-24, &h), CUREDUCE_SUCCESS);
+  assert_int_equal(h, 0x3f81);
+  uint8_t q = 0;
+  assert_int_equal(cureduce_from_double(CUREDUCE_F8_E4M3, 1.0 + 0x1p-4 + 0x1p-24, &q), CUREDUCE_SUCCESS);
+  assert_int_equal(q, 0x39);
+  int64_t v = 0;
+  assert_int_equal(cureduce_from_double(CUREDUCE_I64, 1e300, &v), CUREDUCE_SUCCESS);
+  assert_true(v == INT64_MAX);
+  assert_int_equal(cureduce_from_double(CUREDUCE_I64, 0x1p63, &v), CUREDUCE_SUCCESS);
+  assert_true(v == INT64_MAX);
+  assert_int_equal(cureduce_from_double(CUREDUCE_I64, -1e300, &v), CUREDUCE_SUCCESS);
+  assert_true(v == INT64_MIN);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(dtype_names_should_round_trip),
@@ -136,6 +156,7 @@ int main(void) {
       cmocka_unit_test(every_status_should_have_its_own_sentence),
       cmocka_unit_test(version_should_match_the_header),
       cmocka_unit_test(from_double_should_refuse_nan_for_integers),
+      cmocka_unit_test(from_double_should_round_once_and_saturate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
