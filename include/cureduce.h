@@ -12,7 +12,8 @@
  *   - NaN: MIN and MAX propagate NaN (as NumPy and PyTorch do). SUM follows IEEE 754: any NaN,
  *     or +inf together with -inf, gives NaN.
  *   - -0.0, +-inf and subnormals behave as IEEE 754 says: the sum of only -0.0 values is -0.0;
- *     MIN(-0.0, +0.0) is -0.0 and MAX(-0.0, +0.0) is +0.0; subnormals are not flushed.
+ *     MIN(-0.0, +0.0) is -0.0 and MAX(-0.0, +0.0) is +0.0; subnormals are not flushed. ARGMIN
+ *     and ARGMAX compare by value, so -0.0 and +0.0 tie and the first of them is chosen.
  *   - Integer sums wrap modulo 2^bits of the accumulator (two's complement).
  *   - Sizes: an input whose elements span 2^63 bytes or more (n elements, a matrix's extent,
  *     an axis's shape, a segment's end) is INVALID_VALUE: no memory holds it, and its byte
@@ -207,7 +208,8 @@ CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cur
  * Empty rows or columns: with cols == 0 (rows) or rows == 0 (columns) every reduction is empty:
  * SUM, SUMSQ and SUM_EXACT write zeros, the other ops return CUREDUCE_EMPTY and write nothing. No rows
  * (rows == 0 for cureduce_reduce_rows, cols == 0 for cureduce_reduce_cols) writes nothing and
- * returns SUCCESS. ld < cols, or rows * ld elements past 2^63 bytes, is INVALID_VALUE.
+ * returns SUCCESS. ld < cols, or an extent ((rows - 1) * ld + cols elements) of 2^63 bytes or
+ * more, is INVALID_VALUE.
  */
 
 /* One result per row: out[i] = op over d_in[i * ld + 0 .. i * ld + cols - 1] (rows results;
