@@ -74,18 +74,21 @@ template <> struct compare_type<__nv_bfloat16> { using type = float; };
 template <> struct compare_type<__nv_fp8_e4m3> { using type = float; };
 template <> struct compare_type<__nv_fp8_e5m2> { using type = float; };
 template <> struct compare_type<int8_t> { using type = int32_t; };
-template <class In> struct magnitude_type { using type = typename compare_type<In>::type; };
-template <> struct magnitude_type<int32_t> { using type = uint32_t; };
-template <> struct magnitude_type<int64_t> { using type = uint64_t; };
+// i64 into i64 keeps the library's wrapping |INT64_MIN| (itself, the smallest).
+template <class In, class Acc> struct magnitude_type { using type = typename compare_type<In>::type; };
+template <class Acc> struct magnitude_type<int32_t, Acc> { using type = uint32_t; };
+template <class Acc> struct magnitude_type<int64_t, Acc> { using type = uint64_t; };
+template <> struct magnitude_type<int64_t, int64_t> { using type = int64_t; };
 
 template <class C> struct to_compare {
   template <class T> __device__ C operator()(const T &x) const { return static_cast<C>(x); }
 };
 template <class C> struct magnitude {
   template <class T> __device__ C operator()(const T &x) const {
-    if constexpr (cuda::std::is_integral_v<T>)
-      return x < 0 ? C(0) - static_cast<C>(x) : static_cast<C>(x);
-    else {
+    if constexpr (cuda::std::is_integral_v<T>) { // negated in unsigned arithmetic: it wraps
+      using U = cuda::std::make_unsigned_t<C>;
+      return x < 0 ? static_cast<C>(U(0) - static_cast<U>(x)) : static_cast<C>(x);
+    } else {
       const C a = static_cast<C>(x);
       return a < C(0) ? -a : a;
     }
@@ -134,7 +137,7 @@ template <cureduce_dtype IN, class Acc>
 std::unique_ptr<cub_run> make_for(cureduce_op op, const void *d_in, uint64_t n, void *d_out) {
   using In = typename cub_type<IN>::type;
   using C = typename compare_type<In>::type;
-  using M = typename magnitude_type<In>::type;
+  using M = typename magnitude_type<In, Acc>::type;
   switch (op) {
   case CUREDUCE_SUM: return make<In, Acc>(d_in, n, d_out, cuda::std::plus<Acc>{}, Acc(0));
   case CUREDUCE_MIN:
