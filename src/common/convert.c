@@ -6,6 +6,7 @@
  * Exponents come from the bits and scalings are products with exact powers of two. */
 #include "convert.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -145,3 +146,18 @@ static uint8_t encode_fp8(const narrow_format *fmt, float f, int saturate, unsig
 uint8_t cr_float_to_e4m3(float f, int saturate) { return encode_fp8(&E4M3, f, saturate, 0x7fu); }
 
 uint8_t cr_float_to_e5m2(float f, int saturate) { return encode_fp8(&E5M2, f, saturate, 0x7cu); }
+
+float cr_float_round_to_odd(double x) {
+  float f = (float)x;
+  if (isnan(x) || (double)f == x)
+    return f;
+  if (isinf(f))
+    f = copysignf(FLT_MAX, f); /* x finite: truncated, the largest f32 (its last bit set) */
+  else if (fabs((double)f) > fabs(x))
+    f = nextafterf(f, 0.0f);
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  u |= 1u;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}

@@ -7,10 +7,7 @@
 #ifndef CUREDUCE_COMMON_CONVERT_H
 #define CUREDUCE_COMMON_CONVERT_H
 
-#include <float.h>
-#include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,24 +24,10 @@ uint16_t cr_float_to_f16(float f);
 uint16_t cr_float_to_bf16(float f);
 
 /* x rounded to odd into f32: truncated, with the last bit set where that dropped any. f32 has
-   more than p + 2 bits for f16 and bf16, so rounding this to nearest even into either rounds x
-   once, as __double2half and __double2bfloat16 do on the GPU; rounding x to nearest into f32
-   first could round twice (1 + 2^-11 + 2^-24 into f16: 1, not 1 + 2^-10). Inline: the
-   multi-GPU library uses it too, and libcureduce exports only the API. */
-static inline float cr_float_round_to_odd(double x) {
-  float f = (float)x;
-  if (isnan(x) || (double)f == x)
-    return f;
-  if (isinf(f))
-    f = copysignf(FLT_MAX, f); /* x finite: truncated, the largest f32 (its last bit set) */
-  else if (fabs((double)f) > fabs(x))
-    f = nextafterf(f, 0.0f);
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  u |= 1u;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
+   more than p + 2 bits for f16, bf16 and fp8, so rounding this to nearest even into any of them
+   rounds x once, as __double2half and __double2bfloat16 do on the GPU; rounding x to nearest
+   into f32 first could round twice (1 + 2^-11 + 2^-24 into f16: 1, not 1 + 2^-10). */
+float cr_float_round_to_odd(double x);
 
 /* Round to nearest even. With saturate, overflow gives the largest finite value (CUDA's
    __NV_SATFINITE); without it, overflow gives NaN for e4m3 and inf for e5m2 (__NV_NOSAT). */

@@ -19,10 +19,8 @@
 
 #include "cureduce.h"
 
-#include "../common/convert.h"
 #include "../common/float_order.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -66,7 +64,7 @@ CR_HD double cr_dist_round(cureduce_dtype acc, double x) {
   case CUREDUCE_BF16: {
     uint16_t h = 0;
     double r = x;
-    (void)cureduce_from_double(acc, (double)cr_float_round_to_odd(x), &h); /* exact into f32, then rounded */
+    (void)cureduce_from_double(acc, x, &h); /* rounds once, as on the GPU */
     (void)cureduce_to_double(acc, &h, &r);
     return r;
   }
