@@ -22,7 +22,8 @@ void ladder_usage(FILE *to) {
           "                 [--plot FILE.png] [--shmoo] [--seed S]\n"
           "\n"
           "Run every rung of the reduction ladder (ladder/) on one random array: validate each\n"
-          "against the CPU reference first (a wrong rung is not timed and the exit is non-zero),\n"
+          "against the CPU reference first (f32 sums also bit for bit on +-1 data, exact in any\n"
+          "order; a wrong rung is not timed and the exit is non-zero),\n"
           "run it twice to see whether the bits repeat, then time it hot and with a cold L2.\n"
           "The read roofline and CUB's DeviceReduce are measured in the same run.\n"
           "\n"
@@ -96,6 +97,8 @@ struct workload {
   cureduce_op op;
   uint64_t n;
   void *d_in = nullptr, *d_out = nullptr, *d_scratch = nullptr;
+  void *d_exact = nullptr; // f32 sums: integer data whose sum is exact in any order
+  uint32_t exact_bits = 0; // and that sum's bits
   unsigned *d_counter = nullptr;
   double want = 0, abs_sum = 0; // reference value; sum of |x| (for the float tolerance)
   cudaStream_t stream = nullptr;
@@ -118,8 +121,11 @@ struct workload {
     BENCH_CUDA(cudaMemcpyAsync(host.data(), d_in, n * 4, cudaMemcpyDeviceToHost, stream));
     BENCH_CUDA(cudaStreamSynchronize(stream));
     reference(host.data());
+    if (d == CUREDUCE_F32 && o == CUREDUCE_SUM)
+      make_exact_data(seed);
   }
   ~workload() {
+    cudaFree(d_exact);
     cudaFree(d_in);
     cudaFree(d_out);
     cudaFree(d_scratch);
@@ -146,6 +152,34 @@ struct workload {
     }
   }
 
+  // A float sum of [-1, 1) data rounds differently in each order, so it can only be checked
+  // against a bound. The rungs' f32 sums are first checked bit for bit on data whose sum no
+  // order rounds: +-1 and 0, at most 2^24 nonzero (one at a random place in each group of
+  // n / 2^24 + 1 elements), so every partial sum is an integer of at most 2^24, exact in f32.
+  // A rung that skips or repeats a nonzero element is off by 1 (unless two such errors cancel).
+  void make_exact_data(uint64_t seed) {
+    const uint64_t group = n / (1ull << 24) + 1;
+    std::vector<float> h(n, 0.0f);
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+    auto next = [&] { // splitmix64
+      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      return z ^ (z >> 31);
+    };
+    int64_t sum = 0;
+    for (uint64_t g = 0; g < n; g += group) {
+      const uint64_t r = next(), len = n - g < group ? n - g : group;
+      const float v = (r >> 63) ? -1.0f : 1.0f;
+      h[g + (r % len)] = v;
+      sum += (int64_t)v;
+    }
+    const float exact = (float)sum;
+    memcpy(&exact_bits, &exact, 4);
+    BENCH_CUDA(cudaMalloc(&d_exact, n * 4));
+    BENCH_CUDA(cudaMemcpy(d_exact, h.data(), n * 4, cudaMemcpyHostToDevice));
+  }
+
   ladder::rung_ctx ctx() const { return {dtype, op, d_in, n, d_out, d_scratch, d_counter, stream, sms}; }
   uint32_t result_bits() const {
     uint32_t b;
@@ -162,8 +196,8 @@ struct workload {
     }
     return (double)(int32_t)bits;
   }
-  // Float sums: within a tolerance of the exact sum that any summation order meets at these
-  // sizes (2^-20 of sum |x|); everything else: exact.
+  // Float sums (checked bit for bit on the integer data first): within 2^-20 of sum |x| of the
+  // exact sum, a bound that any summation order meets at these sizes; everything else: exact.
   bool valid(double got) const {
     if (dtype == CUREDUCE_F32 && op == CUREDUCE_SUM)
       return fabs(got - want) <= ldexp(abs_sum, -20);
@@ -180,6 +214,20 @@ struct row {
 // Run a rung twice, validate, and time it. Returns false when it gave a wrong answer.
 bool measure(const ladder::rung_info &r, workload &w, timer &t, row &out, std::string &why) {
   const ladder::rung_ctx c = w.ctx();
+  if (w.d_exact) {
+    ladder::rung_ctx e = c;
+    e.d_in = w.d_exact;
+    BENCH_CUDA(cudaMemsetAsync(w.d_out, 0xAB, 16, w.stream)); // poison: a rung must write
+    r.run(e);
+    const uint32_t bits = w.result_bits();
+    if (bits != w.exact_bits) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "on +-1 data got %.9g, want %.9g exactly", w.value_of(bits),
+               w.value_of(w.exact_bits));
+      why = msg;
+      return false;
+    }
+  }
   BENCH_CUDA(cudaMemsetAsync(w.d_out, 0xAB, 16, w.stream)); // poison: a rung must write
   r.run(c);
   const uint32_t a = w.result_bits();

@@ -33,9 +33,7 @@ struct rung01 {
   template <class T, class Op> static void run(const rung_ctx &c) {
     T *out = static_cast<T *>(c.d_out);
     set_identity<T, Op><<<1, 1, 0, c.stream>>>(out);
-    const uint64_t blocks = (c.n + BLOCK - 1) / BLOCK;
-    if (blocks == 0)
-      return;
+    const uint64_t blocks = (c.n + BLOCK - 1) / BLOCK; // n > 0 here (dispatch)
     if (c.op == CUREDUCE_SUM)
       atomic_naive<T, CUREDUCE_SUM><<<(unsigned)blocks, BLOCK, 0, c.stream>>>((const T *)c.d_in, c.n, out);
     else if (c.op == CUREDUCE_MIN)

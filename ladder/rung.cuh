@@ -34,6 +34,13 @@ template <class T, cureduce_op OP> using op_for = cr::op<OP, cr::acc<dtype_of<T>
 
 // Call R::template run<T, Op>(ctx) for the context's dtype and op.
 template <class R> void dispatch(const rung_ctx &c) {
+  // The sum of nothing is +0.0, as the library gives it; a rung would leave its identity, -0.0
+  // (op_traits.cuh). Min and max of nothing have no value: the library refuses them, and the
+  // ladder's callers never ask (this writes 0 there too).
+  if (c.n == 0) {
+    cudaMemsetAsync(c.d_out, 0, 4, c.stream);
+    return;
+  }
 #define LADDER_CASE(T, OP)                                                                                   \
   if (c.dtype == dtype_of<T>::value && c.op == OP)                                                           \
     return R::template run<T, op_for<T, OP>>(c);
