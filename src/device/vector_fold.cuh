@@ -201,8 +201,17 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
       return A::from(m);
     else
       return A::from((int64_t)m);
+  } else if constexpr (IN == CUREDUCE_I32) {
+    // i32 magnitudes as u32 (|INT32_MIN| = 2^31 fits): one abs and one unsigned max an element,
+    // where the i64 accumulator's abs and max take two or three each. Every accumulator of i32
+    // (i64, f64) holds 2^31, so this is the magnitude it would have taken.
+    uint32_t m = (uint32_t)abs(x[0]);
+#pragma unroll
+    for (int i = 1; i < N; ++i)
+      m = max(m, (uint32_t)abs(x[i]));
+    return A::from((int64_t)m);
   } else {
-    // Integer magnitudes in the accumulator, element by element: |INT_MIN| wraps there exactly
+    // i64 magnitudes in the accumulator, element by element: |INT64_MIN| wraps there exactly
     // as the CPU reference says (acc_traits.cuh), which a min/max shortcut would not keep.
     auto value = [&](int i) { return A::abs(A::from(widen<IN>(x[i]))); };
     typename A::type m = value(0);
