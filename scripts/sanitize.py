@@ -30,7 +30,7 @@ def run(tool, name, cmd):
 failures = {t: [] for t in tools}
 skipped = {t: [] for t in tools}
 SKIP = 77  # CTest's skip code: the test said why (e.g. its size is above CUREDUCE_TEST_MAX_N)
-with cf.ThreadPoolExecutor(jobs) as pool, open(log_path, "w") as log:
+with cf.ThreadPoolExecutor(jobs) as pool, open(log_path, "w", buffering=1) as log:  # line by line: a run cut short keeps what finished
     futures = [pool.submit(run, tool, name, cmd) for tool in tools for name, cmd in tests]
     for f in cf.as_completed(futures):
         tool, name, rc, out = f.result()
