@@ -22,7 +22,7 @@ void ladder_usage(FILE *to) {
           "                 [--plot FILE.png] [--shmoo] [--seed S]\n"
           "\n"
           "Run every rung of the reduction ladder (ladder/) on one random array: validate each\n"
-          "against the CPU reference first (f32 sums also bit for bit on +-1 data, exact in any\n"
+          "against the CPU reference first (f32 sums also bit for bit on 0/1 data, exact in any\n"
           "order; a wrong rung is not timed and the exit is non-zero),\n"
           "run it twice to see whether the bits repeat, then time it hot and with a cold L2.\n"
           "The read roofline and CUB's DeviceReduce are measured in the same run.\n"
@@ -154,11 +154,11 @@ struct workload {
 
   // A float sum of [-1, 1) data rounds differently in each order, so it can only be checked
   // against a bound. The rungs' f32 sums are first checked bit for bit on data whose sum no
-  // order rounds: +-1 and 0, at most 2^24 nonzero (one at a random place in each group of
-  // n / 2^24 + 1 elements), so every partial sum is an integer of at most 2^24, exact in f32.
-  // A rung that skips or repeats a nonzero element is off by 1 (unless two such errors cancel).
+  // order rounds: 1 and 0, at most 2^24 ones (one at a random place in each group of
+  // ceil(n / 2^24) elements), so every partial sum is an integer of at most 2^24, exact in f32,
+  // and the sum counts the ones: a rung that skips or repeats one is off by that many.
   void make_exact_data(uint64_t seed) {
-    const uint64_t group = n / (1ull << 24) + 1;
+    const uint64_t group = (n + (1ull << 24) - 1) >> 24;
     std::vector<float> h(n, 0.0f);
     uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
     auto next = [&] { // splitmix64
@@ -169,10 +169,9 @@ struct workload {
     };
     int64_t sum = 0;
     for (uint64_t g = 0; g < n; g += group) {
-      const uint64_t r = next(), len = n - g < group ? n - g : group;
-      const float v = (r >> 63) ? -1.0f : 1.0f;
-      h[g + (r % len)] = v;
-      sum += (int64_t)v;
+      const uint64_t len = n - g < group ? n - g : group;
+      h[g + next() % len] = 1.0f;
+      ++sum;
     }
     const float exact = (float)sum;
     memcpy(&exact_bits, &exact, 4);
@@ -197,7 +196,8 @@ struct workload {
     return (double)(int32_t)bits;
   }
   // Float sums (checked bit for bit on the integer data first): within 2^-20 of sum |x| of the
-  // exact sum, a bound that any summation order meets at these sizes; everything else: exact.
+  // exact sum, which the rungs' orders meet on this data (not a worst-case bound for every
+  // order); everything else: exact.
   bool valid(double got) const {
     if (dtype == CUREDUCE_F32 && op == CUREDUCE_SUM)
       return fabs(got - want) <= ldexp(abs_sum, -20);
@@ -222,7 +222,7 @@ bool measure(const ladder::rung_info &r, workload &w, timer &t, row &out, std::s
     const uint32_t bits = w.result_bits();
     if (bits != w.exact_bits) {
       char msg[160];
-      snprintf(msg, sizeof msg, "on +-1 data got %.9g, want %.9g exactly", w.value_of(bits),
+      snprintf(msg, sizeof msg, "on 0/1 data got %.9g, want %.9g exactly", w.value_of(bits),
                w.value_of(w.exact_bits));
       why = msg;
       return false;

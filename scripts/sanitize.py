@@ -1,7 +1,8 @@
 """Run every GPU test under compute-sanitizer's memcheck, racecheck, initcheck and synccheck.
 
 The test commands come from CTest (label gpu), so new GPU tests are picked up by themselves.
-usage: sanitize.py BUILD_DIR LOG_FILE [JOBS] [NAME_REGEX] [TOOLS]   (TOOLS: e.g. initcheck,synccheck)
+usage: sanitize.py BUILD_DIR LOG_FILE [JOBS] [NAME_REGEX] [TOOLS]
+  TOOLS: e.g. initcheck,synccheck (all four by default); NAME_REGEX "" for every GPU test.
 
 NCCL probes its kernels when a communicator starts, and CUDA reports each miss
 (cudaErrorNoKernelImageForDevice in ncclCommInit*) as an API error. memcheck of the tests that
@@ -30,7 +31,8 @@ def run(tool, name, cmd):
 failures = {t: [] for t in tools}
 skipped = {t: [] for t in tools}
 SKIP = 77  # CTest's skip code: the test said why (e.g. its size is above CUREDUCE_TEST_MAX_N)
-with cf.ThreadPoolExecutor(jobs) as pool, open(log_path, "w", buffering=1) as log:  # line by line: a run cut short keeps what finished
+# The log is written line by line, so a run cut short keeps what finished.
+with cf.ThreadPoolExecutor(jobs) as pool, open(log_path, "w", buffering=1) as log:
     futures = [pool.submit(run, tool, name, cmd) for tool in tools for name, cmd in tests]
     for f in cf.as_completed(futures):
         tool, name, rc, out = f.result()

@@ -203,12 +203,14 @@ __device__ __forceinline__ typename A::type vector_extreme(const vec16<storage_t
       return A::from((int64_t)m);
   } else if constexpr (IN == CUREDUCE_I32) {
     // i32 magnitudes as u32 (|INT32_MIN| = 2^31 fits): one abs and one unsigned max an element,
-    // where the i64 accumulator's abs and max take two or three each. Every accumulator of i32
-    // (i64, f64) holds 2^31, so this is the magnitude it would have taken.
-    uint32_t m = (uint32_t)abs(x[0]);
+    // where the i64 compare type's abs and max take two or three each. The i64 magnitude
+    // holds 2^31, so this is the value it would have taken.
+    static_assert(std::is_same<A, acc<CUREDUCE_I64>>::value, "i32 absmax compares in i64");
+    auto magnitude = [](int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; };
+    uint32_t m = magnitude(x[0]);
 #pragma unroll
     for (int i = 1; i < N; ++i)
-      m = max(m, (uint32_t)abs(x[i]));
+      m = max(m, magnitude(x[i]));
     return A::from((int64_t)m);
   } else {
     // i64 magnitudes in the accumulator, element by element: |INT64_MIN| wraps there exactly
