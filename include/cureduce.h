@@ -16,8 +16,8 @@
  *     and ARGMAX compare by value, so -0.0 and +0.0 tie and the first of them is chosen.
  *   - Integer sums wrap modulo 2^bits of the accumulator (two's complement).
  *   - Sizes: an input whose elements span 2^63 bytes or more (n elements, a matrix's extent,
- *     an axis's shape, a segment's end) is INVALID_VALUE: no memory holds it, and its byte
- *     offsets would wrap.
+ *     an axis's shape, a segment's end), or outputs that would (2^60 or more results of a
+ *     matrix or an axis), is INVALID_VALUE: no memory holds it, and its byte offsets would wrap.
  *   - The result is written in the accumulator dtype, except ARGMIN and ARGMAX, which write
  *     an int64_t index (the accumulator then only sets the precision of the comparison).
  *     Floating-point GPU results are deterministic: the same input, n and dtype give the same

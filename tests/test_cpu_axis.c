@@ -211,6 +211,14 @@ static void extents_of_2pow63_bytes_should_be_invalid(void **state) {
                                             CUREDUCE_I64, two),
                    CUREDUCE_ERROR_INVALID_VALUE);
   assert_true(two[0] == 7);
+  /* the outputs too: 2^60 rows of no elements would take 2^63 bytes of i64 results */
+  assert_int_equal(
+      cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_I8, b, (uint64_t)1 << 60, 0, 0, CUREDUCE_I64, two),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_SUM, CUREDUCE_I8, b, 0, (uint64_t)1 << 60,
+                                            (uint64_t)1 << 60, CUREDUCE_I64, two),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_true(two[0] == 7);
 }
 
 int main(void) {

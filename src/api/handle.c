@@ -173,7 +173,7 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op, cur
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, elements, &acc, d_out, outputs);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)))
+  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) || !cr_results_ok(outputs))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (outputs == 0)
     return CUREDUCE_SUCCESS;

@@ -15,6 +15,10 @@ static inline uint64_t cr_elements_max(uint64_t size) { return (UINT64_MAX / 2) 
 /* 1 when n elements of `size` bytes span less than 2^63 bytes. */
 static inline int cr_extent_ok(uint64_t n, uint64_t size) { return n <= cr_elements_max(size); }
 
+/* 1 when `count` results of up to 8 bytes each span less than 2^63 bytes (a matrix call's
+   outputs: rows of zero columns, or of one-byte elements, can number more). */
+static inline int cr_results_ok(uint64_t count) { return cr_extent_ok(count, 8); }
+
 /* 1 when `count` exact states (CUREDUCE_EXACT_STATE_WORDS int64 words each) span less than 2^63
    bytes. */
 static inline int cr_exact_states_ok(uint64_t count) {

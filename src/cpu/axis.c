@@ -22,7 +22,7 @@ static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const voi
     return st;
   if ((outputs > 0 && !h_out) || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in)))
+  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in)) || !cr_results_ok(outputs))
     return CUREDUCE_ERROR_INVALID_VALUE;
   return CUREDUCE_SUCCESS;
 }
