@@ -209,6 +209,14 @@ __global__ void fill_kernel(cr::storage_t<D> *out, uint64_t n, uint64_t seed, do
   }
 }
 
+__global__ void ones_kernel(float *out, uint64_t n, uint64_t group, uint64_t seed) {
+  for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+       i += (uint64_t)gridDim.x * blockDim.x) {
+    const uint64_t g = i / group, start = g * group, len = n - start < group ? n - start : group;
+    out[i] = i - start == mix64(seed + 0x9e3779b97f4a7c15ull * (g + 1)) % len ? 1.0f : 0.0f;
+  }
+}
+
 // The bit layout of a float dtype: exponent field width and position, and its largest finite
 // unbiased exponent.
 struct float_bits {
@@ -299,6 +307,12 @@ void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, d
   default: break;
   }
   BENCH_CUDA(cudaGetLastError());
+}
+
+uint64_t fill_sparse_ones(float *d_ptr, uint64_t n, uint64_t group, uint64_t seed, cudaStream_t stream) {
+  ones_kernel<<<4096, 256, 0, stream>>>(d_ptr, n, group, seed);
+  BENCH_CUDA(cudaGetLastError());
+  return (n + group - 1) / group;
 }
 
 } // namespace bench

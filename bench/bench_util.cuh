@@ -100,6 +100,10 @@ double read_roofline_us(timer &t, const void *d_buf, size_t bytes, cudaStream_t 
 void fill_random(cureduce_dtype dtype, void *d_ptr, uint64_t n, uint64_t seed, double lo, double hi,
                  cudaStream_t stream);
 
+// f32 zeros with one 1.0 at a random place (the same kind of hash) in each group of `group`
+// elements, the last group possibly shorter; returns how many ones, ceil(n / group).
+uint64_t fill_sparse_ones(float *d_ptr, uint64_t n, uint64_t group, uint64_t seed, cudaStream_t stream);
+
 // Adversarial float data for the exact sums, from the same kind of hash:
 // - FILL_WIDE: random bits of the dtype, every finite exponent equally likely (subnormals
 //   included; a NaN or infinity pattern has its top exponent bit cleared);

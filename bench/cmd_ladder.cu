@@ -158,25 +158,10 @@ struct workload {
   // ceil(n / 2^24) elements), so every partial sum is an integer of at most 2^24, exact in f32,
   // and the sum counts the ones: a rung that skips or repeats one is off by that many.
   void make_exact_data(uint64_t seed) {
-    const uint64_t group = (n + (1ull << 24) - 1) >> 24;
-    std::vector<float> h(n, 0.0f);
-    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-    auto next = [&] { // splitmix64
-      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      return z ^ (z >> 31);
-    };
-    int64_t sum = 0;
-    for (uint64_t g = 0; g < n; g += group) {
-      const uint64_t len = n - g < group ? n - g : group;
-      h[g + next() % len] = 1.0f;
-      ++sum;
-    }
-    const float exact = (float)sum;
-    memcpy(&exact_bits, &exact, 4);
     BENCH_CUDA(cudaMalloc(&d_exact, n * 4));
-    BENCH_CUDA(cudaMemcpy(d_exact, h.data(), n * 4, cudaMemcpyHostToDevice));
+    const float ones =
+        (float)fill_sparse_ones((float *)d_exact, n, (n + (1ull << 24) - 1) >> 24, seed, stream);
+    memcpy(&exact_bits, &ones, 4);
   }
 
   ladder::rung_ctx ctx() const { return {dtype, op, d_in, n, d_out, d_scratch, d_counter, stream, sms}; }

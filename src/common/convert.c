@@ -161,3 +161,7 @@ float cr_float_round_to_odd(double x) {
   memcpy(&f, &u, sizeof f);
   return f;
 }
+
+uint16_t cr_double_to_f16(double x) { return cr_float_to_f16(cr_float_round_to_odd(x)); }
+
+uint16_t cr_double_to_bf16(double x) { return cr_float_to_bf16(cr_float_round_to_odd(x)); }

@@ -29,6 +29,10 @@ uint16_t cr_float_to_bf16(float f);
    into f32 first could round twice (1 + 2^-11 + 2^-24 into f16: 1, not 1 + 2^-10). */
 float cr_float_round_to_odd(double x);
 
+/* x rounded once to nearest even into f16 or bf16 (through cr_float_round_to_odd). */
+uint16_t cr_double_to_f16(double x);
+uint16_t cr_double_to_bf16(double x);
+
 /* Round to nearest even. With saturate, overflow gives the largest finite value (CUDA's
    __NV_SATFINITE); without it, overflow gives NaN for e4m3 and inf for e5m2 (__NV_NOSAT). */
 uint8_t cr_float_to_e4m3(float f, int saturate);

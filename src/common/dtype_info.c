@@ -220,24 +220,26 @@ cureduce_status cureduce_from_double(cureduce_dtype dtype, double x, void *value
     return CUREDUCE_ERROR_INVALID_DTYPE;
   if (isnan(x) && (dtype == CUREDUCE_I8 || dtype == CUREDUCE_I32 || dtype == CUREDUCE_I64))
     return CUREDUCE_ERROR_INVALID_VALUE;
-  /* f32 rounds x once; the narrow floats round f32's round-to-odd value, which is rounding x
-     once too (convert.h). */
-  const float f = (float)x, odd = cr_float_round_to_odd(x);
+  /* The narrow floats round x's f32 round-to-odd value, which rounds x once (convert.h). */
   switch (dtype) {
-  case CUREDUCE_F32: memcpy(value, &f, sizeof f); break;
+  case CUREDUCE_F32: {
+    const float f = (float)x;
+    memcpy(value, &f, sizeof f);
+    break;
+  }
   case CUREDUCE_F64: memcpy(value, &x, sizeof x); break;
   case CUREDUCE_F16: {
-    uint16_t v = cr_float_to_f16(odd);
+    uint16_t v = cr_double_to_f16(x);
     memcpy(value, &v, sizeof v);
     break;
   }
   case CUREDUCE_BF16: {
-    uint16_t v = cr_float_to_bf16(odd);
+    uint16_t v = cr_double_to_bf16(x);
     memcpy(value, &v, sizeof v);
     break;
   }
-  case CUREDUCE_F8_E4M3: *(uint8_t *)value = cr_float_to_e4m3(odd, 1); break;
-  case CUREDUCE_F8_E5M2: *(uint8_t *)value = cr_float_to_e5m2(odd, 1); break;
+  case CUREDUCE_F8_E4M3: *(uint8_t *)value = cr_float_to_e4m3(cr_float_round_to_odd(x), 1); break;
+  case CUREDUCE_F8_E5M2: *(uint8_t *)value = cr_float_to_e5m2(cr_float_round_to_odd(x), 1); break;
   case CUREDUCE_I8: *(int8_t *)value = (int8_t)clamp_trunc(x, INT8_MIN, INT8_MAX); break;
   case CUREDUCE_I32: {
     int32_t v = (int32_t)clamp_trunc(x, INT32_MIN, INT32_MAX);

@@ -20,10 +20,9 @@ typedef double (*round_fn)(double);
 
 static double round_f64(double x) { return x; }
 static double round_f32(double x) { return (float)x; }
-/* Once: a mean's quotient need not be exact in f32, so it goes to f16 or bf16 through f32
-   rounded to odd. */
-static double round_f16(double x) { return cr_f16_to_float(cr_float_to_f16(cr_float_round_to_odd(x))); }
-static double round_bf16(double x) { return cr_bf16_to_float(cr_float_to_bf16(cr_float_round_to_odd(x))); }
+/* Once: a mean's quotient need not be exact in f32 (convert.h). */
+static double round_f16(double x) { return cr_f16_to_float(cr_double_to_f16(x)); }
+static double round_bf16(double x) { return cr_bf16_to_float(cr_double_to_bf16(x)); }
 
 static round_fn rounding_of(cureduce_dtype acc) {
   switch (acc) {
