@@ -186,11 +186,16 @@ __device__ inline uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// The k-th draw of the stream `seed`: 64 random bits, the same on every GPU and launch shape.
+__device__ inline uint64_t draw(uint64_t seed, uint64_t k) {
+  return mix64(seed + 0x9e3779b97f4a7c15ull * (k + 1));
+}
+
 template <cureduce_dtype D>
 __global__ void fill_kernel(cr::storage_t<D> *out, uint64_t n, uint64_t seed, double lo, double hi) {
   for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
        i += (uint64_t)gridDim.x * blockDim.x) {
-    const double u = (double)(mix64(seed + 0x9e3779b97f4a7c15ull * (i + 1)) >> 11) * 0x1.0p-53;
+    const double u = (double)(draw(seed, i) >> 11) * 0x1.0p-53;
     const double x = lo + (hi - lo) * u;
     if constexpr (D == CUREDUCE_F32)
       out[i] = (float)x;
@@ -213,7 +218,7 @@ __global__ void ones_kernel(float *out, uint64_t n, uint64_t group, uint64_t see
   for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
        i += (uint64_t)gridDim.x * blockDim.x) {
     const uint64_t g = i / group, start = g * group, len = n - start < group ? n - start : group;
-    out[i] = i - start == mix64(seed + 0x9e3779b97f4a7c15ull * (g + 1)) % len ? 1.0f : 0.0f;
+    out[i] = i - start == draw(seed, g) % len ? 1.0f : 0.0f;
   }
 }
 
@@ -241,7 +246,7 @@ __global__ void fill_adversarial_kernel(cr::storage_t<D> *out, uint64_t n, uint6
   for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
        i += (uint64_t)gridDim.x * blockDim.x) {
     const uint64_t k = pattern == FILL_CANCEL && i % 4 == 1 ? i - 1 : i; // -B draws B's bits again
-    const uint64_t r = mix64(seed + 0x9e3779b97f4a7c15ull * (k + 1));
+    const uint64_t r = draw(seed, k);
     uint64_t bits;
     if (pattern == FILL_WIDE || i % 4 < 2) {
       bits = r & ONES;

@@ -7,6 +7,7 @@
 
 #include "../common/device_pointer.h"
 #include "../common/dtype_facts.h"
+#include "../common/gpu_args.h"
 #include "../common/matrix_shape.h"
 #include "../dispatch/dispatch.h"
 
@@ -128,25 +129,15 @@ cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cureduce_op op, 
 
 /* --- Rows, columns, segments --------------------------------------------------------------- */
 
-/* Checks shared by the matrix and segment calls, in the same order as validate(): handle, op
-   and dtypes, the combination, NULL pointers, alignment, device-ness. `elements` says whether
-   d_in will be read, `outputs` how many results d_out receives. */
+/* Checks shared by the matrix and segment calls, in the same order as validate(): the handle,
+   then cr_check_gpu_args. `elements` says whether d_in will be read, `outputs` how many results
+   d_out receives. */
 static cureduce_status validate_many(cureduce_handle handle, cureduce_op op, cureduce_dtype in_dtype,
                                      const void *d_in, int elements, cureduce_dtype *acc, const void *d_out,
                                      uint64_t outputs) {
   if (!handle)
     return CUREDUCE_ERROR_INVALID_HANDLE;
-  const cureduce_status st = cureduce_resolve_acc(op, in_dtype, *acc, acc);
-  if (st != CUREDUCE_SUCCESS)
-    return st;
-  if ((outputs > 0 && !d_out) || (elements && !d_in))
-    return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
-      (uintptr_t)d_out % cureduce_result_size(op, *acc) != 0)
-    return CUREDUCE_ERROR_INVALID_VALUE;
-  if ((elements && !cr_is_device_pointer(d_in)) || (outputs > 0 && !cr_is_device_pointer(d_out)))
-    return CUREDUCE_ERROR_HOST_POINTER;
-  return CUREDUCE_SUCCESS;
+  return cr_check_gpu_args(op, in_dtype, d_in, elements, acc, d_out, outputs > 0);
 }
 
 /* `outputs` reductions of no elements: zeros for the sums, EMPTY for the other ops. */

@@ -4,7 +4,7 @@
  * before anything is launched or any collective is entered. */
 #include "cureduce_nccl.h"
 
-#include "../common/device_pointer.h"
+#include "../common/gpu_args.h"
 #include "../common/matrix_shape.h"
 #include "launch.h"
 
@@ -160,24 +160,14 @@ cureduce_status cureduce_dist_count(cureduce_dist dist, uint64_t n_local, uint64
   return CUREDUCE_SUCCESS;
 }
 
-/* The checks every rank makes before any collective, in cureduce.h's order: handle, op and
-   dtypes, pointers, alignment, device memory. `elements` says whether this rank's d_in will be
-   read, `outputs` whether d_out will be written. */
+/* The checks every rank makes before any collective, in cureduce.h's order: the dist object,
+   then cr_check_gpu_args. `elements` says whether this rank's d_in will be read, `outputs`
+   whether d_out will be written. */
 static cureduce_status validate(cureduce_dist dist, cureduce_op op, cureduce_dtype in_dtype, const void *d_in,
                                 int elements, cureduce_dtype *acc, const void *d_out, int outputs) {
   if (!dist)
     return CUREDUCE_ERROR_INVALID_HANDLE;
-  const cureduce_status st = cureduce_resolve_acc(op, in_dtype, *acc, acc);
-  if (st != CUREDUCE_SUCCESS)
-    return st;
-  if ((outputs && !d_out) || (elements && !d_in))
-    return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
-      (uintptr_t)d_out % cureduce_result_size(op, *acc) != 0)
-    return CUREDUCE_ERROR_INVALID_VALUE;
-  if ((elements && !cr_is_device_pointer(d_in)) || (outputs && !cr_is_device_pointer(d_out)))
-    return CUREDUCE_ERROR_HOST_POINTER;
-  return CUREDUCE_SUCCESS;
+  return cr_check_gpu_args(op, in_dtype, d_in, elements, acc, d_out, outputs);
 }
 
 /* Exact sums: every rank's exact states, one a row (a full array is one row of cols elements)
