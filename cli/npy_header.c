@@ -233,13 +233,14 @@ typedef struct descr_map {
 } descr_map;
 
 static const descr_map TYPED[] = {
-    {"f2", CUREDUCE_F16}, {"f4", CUREDUCE_F32}, {"f8", CUREDUCE_F64},
-    {"i1", CUREDUCE_I8},  {"i4", CUREDUCE_I32}, {"i8", CUREDUCE_I64},
+    {"f2", CUREDUCE_F16}, {"f4", CUREDUCE_F32}, {"f8", CUREDUCE_F64},     {"i1", CUREDUCE_I8},
+    {"i4", CUREDUCE_I32}, {"i8", CUREDUCE_I64}, {"f1", CUREDUCE_F8_E5M2}, /* NumPy has no f1: ml_dtypes writes
+                                                                             float8_e5m2 so, and only it */
 };
 
-/* Bytes that hold a dtype NumPy has no name for: ml_dtypes writes float8_e4m3fn as 'V1',
-   float8_e5m2 as 'f1' and bfloat16 as 'V2'; others save the bits as unsigned integers. */
-static const char *const RAW1[] = {"V1", "u1", "f1"};
+/* Bytes that hold a dtype NumPy has no name for: ml_dtypes writes float8_e4m3fn (and its other
+   one-byte types) as 'V1' and bfloat16 as 'V2'; others save the bits as unsigned integers. */
+static const char *const RAW1[] = {"V1", "u1"};
 static const char *const RAW2[] = {"V2", "u2"};
 
 static int host_is_big_endian(void) {
@@ -306,7 +307,7 @@ static int resolve_dtype(const header *h, cureduce_dtype hint, cureduce_dtype *d
   } else {
     return npy_fail(err, errlen,
                     "unsupported dtype '%s' (supported: f2 f4 f8 i1 i4 i8, little- or big-endian; "
-                    "raw V1 u1 f1 as e4m3/e5m2 and V2 u2 as bf16/f16 with --dtype)",
+                    "f1 as e5m2; raw V1 u1 as e4m3/e5m2 and V2 u2 as bf16/f16 with --dtype)",
                     d);
   }
   *dtype = t;

@@ -103,10 +103,11 @@ void run_usage(FILE *to) {
           "Reduce one array and print the result. Runs on the GPU when there is one and then\n"
           "also prints the reduction's time and bandwidth; else runs on the CPU and says why.\n"
           "\n"
-          "input (exactly one of FILE, --npy FILE and --random N):\n"
+          "input (exactly one of FILE, --npy FILE, --random N, or --rows R --cols C alone):\n"
           "  FILE, -f, --npy FILE  a NumPy .npy file ('-': standard input), C or Fortran order,\n"
           "                        either byte order, any shape. bf16 and fp8 arrays saved by\n"
-          "                        ml_dtypes (raw '<V2', '<V1', '<f1' bytes) need --dtype\n"
+          "                        ml_dtypes (raw '<V2', '<V1' bytes) need --dtype; its\n"
+          "                        float8_e5m2 ('<f1') is read as e5m2\n"
           "  -n, --random N        N generated elements: uniform in [-1, 1) for float dtypes,\n"
           "                        the whole range for i8, [-2^20, 2^20) for i32 and i64\n"
           "  --rows R --cols C     the shape R x C: of generated data (R*C elements when\n"
@@ -218,7 +219,7 @@ static int take_option(run_options *o, int c, char **argv) {
   case 'f': return set_file(o, optarg);
   case 'n': o->have_random = 1; return parse_u64("--random", optarg, &o->random_n) ? 2 : 0;
   case 'd': return parse_dtype("--dtype", optarg, &o->dtype) ? 2 : 0;
-  case 's': return parse_u64("--seed", optarg, &o->seed) ? 2 : 0;
+  case 's': o->have_seed = 1; return parse_u64("--seed", optarg, &o->seed) ? 2 : 0;
   case 'o': return parse_op("--op", optarg, &o->op) ? 2 : 0;
   case 'a': return parse_dtype("--acc", optarg, &o->acc) ? 2 : 0;
   case 'e': o->exact = 1; return 0;
@@ -226,7 +227,7 @@ static int take_option(run_options *o, int c, char **argv) {
   case OPT_ROWS: o->matrix |= 1; return parse_u64("--rows", optarg, &o->rows) ? 2 : 0;
   case OPT_COLS: o->matrix |= 2; return parse_u64("--cols", optarg, &o->cols) ? 2 : 0;
   case OPT_AXIS: o->have_axis = 1; return parse_i64("--axis", optarg, &o->axis) ? 2 : 0;
-  case OPT_SHOW: return parse_u64("--show", optarg, &o->show) ? 2 : 0;
+  case OPT_SHOW: o->have_show = 1; return parse_u64("--show", optarg, &o->show) ? 2 : 0;
   case 'h': run_usage(stdout); return -1;
   case ':':
     option_name(optopt, name, sizeof name);
@@ -259,6 +260,15 @@ static int check_options(run_options *o) {
   if (!o->npy && !o->have_random) {
     fprintf(stderr, "%s run: give exactly one of a FILE (--npy FILE) and --random N (see --help)\n",
             CLI_NAME);
+    return 2;
+  }
+  if (o->npy && o->have_seed) {
+    fprintf(stderr, "%s run: --seed sets the generated data (--random); it does nothing to a file\n",
+            CLI_NAME);
+    return 2;
+  }
+  if (o->have_show && !o->have_axis) {
+    fprintf(stderr, "%s run: --show K prints the results of --axis; give --axis too\n", CLI_NAME);
     return 2;
   }
   if (o->exact && o->have_axis) {

@@ -13,6 +13,7 @@ typedef struct run_options {
   int have_random;      /* --random N given, or implied by --rows/--cols alone */
   cureduce_dtype dtype; /* CUREDUCE_ACC_DEFAULT: not given */
   uint64_t seed;
+  int have_seed; /* --seed given: refused with a file, which it would not change */
   cureduce_op op;
   cureduce_dtype acc; /* CUREDUCE_ACC_DEFAULT: the default accumulator */
   int exact, force_cpu;
@@ -21,6 +22,7 @@ typedef struct run_options {
   int have_axis;
   int64_t axis; /* as given: negative counts from the end */
   uint64_t show;
+  int have_show; /* --show given: refused without --axis, which it would not change */
 } run_options;
 
 /* Parse argv[1 .. argc-1] (argv[0] is "run"). Returns 0 when parsed, 2 after printing a usage

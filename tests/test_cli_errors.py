@@ -78,6 +78,24 @@ def test_usage_errors():
     expect(["info", "--bogus"], USAGE, "unknown argument")
 
 
+def test_flags_that_would_do_nothing():
+    # Refused rather than dropped: the user meant them to change something.
+    expect(["run", "x.npy", "--seed", "3"], USAGE, "--seed sets the generated data")
+    expect(["run", "--random", "10", "--show", "3"], USAGE, "--show K prints the results of --axis")
+
+
+def test_output_that_cannot_be_written():
+    # A full disk (/dev/full): the result is lost, so the exit status must not say success.
+    if not os.path.exists("/dev/full"):
+        print("skip output to /dev/full: this system has none")
+        return
+    for args in (["run", "--random", "5", "--cpu"], ["--help"], ["run", "--help"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([CLI, *args], stdout=full, stderr=subprocess.PIPE, text=True)
+        check(" ".join(args) + " > /dev/full -> 1, 'cannot write the output'",
+              p.returncode == 1 and "cannot write the output" in p.stderr, p)
+
+
 def test_unknown_dtype_lists_both_spellings():
     p = cli(["run", "--random", "10", "--dtype", "float128"])
     listed = all(f"{short}/{numpy}" in p.stderr for short, numpy in DTYPES.items())
@@ -229,6 +247,8 @@ def test_file_argument_forms(tmp):
 
 
 test_usage_errors()
+test_flags_that_would_do_nothing()
+test_output_that_cannot_be_written()
 test_unknown_dtype_lists_both_spellings()
 test_accumulator_message()
 test_huge_counts()

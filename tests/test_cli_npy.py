@@ -156,6 +156,12 @@ def test_ml_dtypes(tmp):
             check(f"{name}: the file's descr is {descr!r}", f"'descr': '{descr}'".encode() in fh.read(128))
         for spelling in spellings:
             check_file(f"ml_dtypes {name} file, --dtype {spelling}", path, ref, "--dtype", spelling)
+        if descr == "<f1":  # float8_e5m2, ml_dtypes' only '<f1': no --dtype needed, another refused
+            check_file(f"ml_dtypes {name} file without --dtype", path, ref)
+            rc, out, err = run("--npy", path, "--dtype", "e4m3")
+            check(f"ml_dtypes {name} file, --dtype e4m3: a usage error", rc == 2 and "--dtype says e4m3" in err,
+                  f"rc={rc} {err!r}")
+            continue
         rc, out, err = run("--npy", path, "--op", "max")
         check(f"ml_dtypes {name} file without --dtype: a usage error naming --dtype", rc == 2 and "--dtype" in err,
               f"rc={rc} {err!r}")

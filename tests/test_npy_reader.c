@@ -193,8 +193,8 @@ static const uint16_t HALVES[4] = {0x3f80, 0xbf80, 0x7f80, 0x0001};
 
 static void raw_one_byte_types_are_read_as_the_fp8_hint(void **state) {
   (void)state;
-  /* ml_dtypes writes float8_e4m3fn as '<V1' and float8_e5m2 as '<f1' */
-  const char *descrs[] = {"|V1", "<V1", "|u1", "<u1", "<f1", ">V1"};
+  /* ml_dtypes writes float8_e4m3fn as '<V1' (float8_e5m2 as '<f1': typed_e5m2_...) */
+  const char *descrs[] = {"|V1", "<V1", "|u1", "<u1", ">V1"};
   const cureduce_dtype hints[] = {CUREDUCE_F8_E4M3, CUREDUCE_F8_E5M2};
   for (size_t d = 0; d < sizeof descrs / sizeof descrs[0]; ++d)
     for (size_t h = 0; h < 2; ++h)
@@ -215,12 +215,21 @@ static void raw_two_byte_types_are_read_as_the_16_bit_hint(void **state) {
   expect_array(npy(1, ">u2", 0, "(4,)", big, 8), CUREDUCE_F16, CUREDUCE_F16, 1, SHAPE4, HALVES, 8);
 }
 
+/* '<f1' is ml_dtypes' float8_e5m2 alone (its other one-byte types are '<V1'), so it needs no hint
+   and refuses another. */
+static void typed_e5m2_is_read_without_a_hint(void **state) {
+  (void)state;
+  expect_array(npy(1, "<f1", 0, "(4,)", BYTES, 4), CUREDUCE_ACC_DEFAULT, CUREDUCE_F8_E5M2, 1, SHAPE4, BYTES,
+               4);
+  expect_array(npy(1, "|f1", 0, "(4,)", BYTES, 4), CUREDUCE_F8_E5M2, CUREDUCE_F8_E5M2, 1, SHAPE4, BYTES, 4);
+  expect_hint_error(npy(1, "<f1", 0, "(4,)", BYTES, 4), CUREDUCE_F8_E4M3, "'<f1' (e5m2)", "--dtype says e4m3",
+                    NULL);
+}
+
 static void raw_type_without_hint_says_which_dtypes_fit(void **state) {
   (void)state;
   expect_hint_error(npy(1, "<V1", 0, "(4,)", BYTES, 4), CUREDUCE_ACC_DEFAULT, "raw 1-byte values ('<V1')",
                     "--dtype e4m3 or e5m2", NULL);
-  expect_hint_error(npy(1, "<f1", 0, "(4,)", BYTES, 4), CUREDUCE_ACC_DEFAULT, "'<f1'", "--dtype e4m3 or e5m2",
-                    NULL);
   expect_hint_error(npy(1, "<V2", 0, "(4,)", HALVES, 8), CUREDUCE_ACC_DEFAULT, "raw 2-byte values ('<V2')",
                     "--dtype bf16 or f16", NULL);
 }
@@ -649,6 +658,7 @@ int main(void) {
       cmocka_unit_test(typed_descr_with_matching_hint_is_read),
       cmocka_unit_test(raw_one_byte_types_are_read_as_the_fp8_hint),
       cmocka_unit_test(raw_two_byte_types_are_read_as_the_16_bit_hint),
+      cmocka_unit_test(typed_e5m2_is_read_without_a_hint),
       cmocka_unit_test(raw_type_without_hint_says_which_dtypes_fit),
       cmocka_unit_test(hint_of_the_wrong_size_for_raw_bytes_names_both),
       cmocka_unit_test(hint_disagreeing_with_typed_descr_names_both),
