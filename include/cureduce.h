@@ -16,12 +16,13 @@
  *     and ARGMAX compare by value, so -0.0 and +0.0 tie and the first of them is chosen.
  *   - Integer sums wrap modulo 2^bits of the accumulator (two's complement).
  *   - Sizes: an input whose elements span 2^63 bytes or more (n elements, a matrix's extent,
- *     an axis's shape, a segment's end), or outputs that would (2^60 or more results of a
- *     matrix or an axis), is INVALID_VALUE: no memory holds it, and its byte offsets would wrap.
+ *     an axis's shape, a segment's end on the CPU), or outputs that would (2^60 or more results
+ *     of a matrix, an axis or segments), is INVALID_VALUE: no memory holds it, and its byte
+ *     offsets would wrap.
  *   - The result is written in the accumulator dtype, except ARGMIN and ARGMAX, which write
  *     an int64_t index (the accumulator then only sets the precision of the comparison).
- *     Floating-point GPU results are deterministic: the same input, n and dtype give the same
- *     bits on every run and on every GPU.
+ *     Floating-point GPU results are deterministic: the same input, n and dtype at the same
+ *     alignment (address mod 16) give the same bits on every run and on every GPU.
  *
  * Default accumulators (pass CUREDUCE_ACC_DEFAULT to use them):
  *   f16, bf16, fp8 -> f32;  f32 -> f32;  f64 -> f64;  i8, i32, i64 -> i64;
@@ -80,7 +81,7 @@ typedef enum cureduce_status {
   CUREDUCE_ERROR_CUDA = 8,            /* a CUDA runtime call failed (kernel launch included) */
   CUREDUCE_ERROR_OUT_OF_MEMORY = 9,   /* a device or host allocation failed */
   CUREDUCE_ERROR_INVALID_HANDLE = 10, /* NULL or destroyed handle */
-  CUREDUCE_ERROR_INVALID_VALUE = 11   /* another argument out of range */
+  CUREDUCE_ERROR_INVALID_VALUE = 11   /* another argument out of range, or outputs overlap inputs */
 } cureduce_status;
 
 /* Element types. The values are fixed; new types get new values at the end. */
@@ -157,7 +158,8 @@ CUREDUCE_API cureduce_status cureduce_default_acc(cureduce_dtype in_dtype, cured
 CUREDUCE_API cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype,
                                                   cureduce_dtype acc_dtype, cureduce_dtype *acc);
 
-/* Size in bytes of the result op writes with accumulator acc_dtype (8 for ARGMIN/ARGMAX). */
+/* Size in bytes of the result op writes with accumulator acc_dtype (8 for ARGMIN/ARGMAX); 0 for
+   an unknown op or dtype (CUREDUCE_ACC_DEFAULT included), as cureduce_dtype_size. */
 CUREDUCE_API size_t cureduce_result_size(cureduce_op op, cureduce_dtype acc_dtype);
 
 /* SUCCESS when (op, in_dtype, acc_dtype) is offered, else the status a reduce would return.
@@ -196,7 +198,10 @@ CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_handle handle, cur
  * is d_in[i * ld + j], ld >= cols (in elements). Rows of a C array have ld == cols; a view of
  * columns out of a wider array has ld > cols. d_in needs only its element size's alignment,
  * and rows may start at any alignment. Results are written next to each other at d_out
- * (cureduce_result_size bytes each), which must not overlap the input.
+ * (cureduce_result_size bytes each). Outputs that overlap the input (its extent, gaps between
+ * rows included) or a segmented call's offsets are INVALID_VALUE, on the CPU and the GPU; the
+ * GPU's segmented call cannot see the input's extent (its offsets are in device memory), so
+ * there an output inside the segments' elements is the caller's to avoid.
  *
  * Every op and accumulator of cureduce_reduce is offered, with its semantics applied to each
  * row, column or segment: NaN, -0.0 and integer wrapping alike; ARGMIN/ARGMAX give the index
@@ -296,8 +301,9 @@ CUREDUCE_API cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, con
  * is rounded or added to again. The same state on the CPU and the GPU has the same value.
  *
  * The GPU calls are asynchronous on stream, allocate nothing and can be captured in a CUDA
- * graph. Several streams may add into one state at once (the additions are atomic), each
- * stream with a handle of its own, as for every call; combine and finish must be ordered
+ * graph. States that overlap the input, the offsets or (for finish_rows) the outputs are
+ * INVALID_VALUE. Several streams may add into one state at once (the additions are atomic),
+ * each stream with a handle of its own, as for every call; combine and finish must be ordered
  * after them. A refused call changes no state; a call whose launch fails (CUREDUCE_ERROR_CUDA)
  * may have added part of its input (rows and segments take several launches), so its states
  * are then to be rebuilt.

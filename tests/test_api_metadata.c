@@ -96,6 +96,11 @@ static void arg_ops_should_write_an_int64_index(void **state) {
   assert_int_equal(cureduce_result_size(CUREDUCE_ARGMIN, CUREDUCE_F32), 8);
   assert_int_equal(cureduce_result_size(CUREDUCE_MAX, CUREDUCE_F16), 2);
   assert_int_equal(cureduce_result_size(CUREDUCE_MEAN, CUREDUCE_F64), 8);
+  /* unknown ops and dtypes: 0, as cureduce_dtype_size, whatever the other argument */
+  assert_int_equal(cureduce_result_size((cureduce_op)99, CUREDUCE_F32), 0);
+  assert_int_equal(cureduce_result_size(CUREDUCE_ARGMIN, (cureduce_dtype)99), 0);
+  assert_int_equal(cureduce_result_size(CUREDUCE_ARGMAX, CUREDUCE_ACC_DEFAULT), 0);
+  assert_int_equal(cureduce_result_size(CUREDUCE_SUM, CUREDUCE_ACC_DEFAULT), 0);
 }
 
 static void every_status_should_have_its_own_sentence(void **state) {

@@ -152,6 +152,42 @@ static void empty_rows_and_columns_should_follow_the_full_reduction(void **state
       CUREDUCE_ERROR_NULL_POINTER);
 }
 
+/* Outputs written while the input (or the offsets) is still being read would change it: refused,
+   with the input and the offsets left as they were. */
+static void outputs_overlapping_what_is_read_should_be_invalid(void **state) {
+  (void)state;
+  float m[12] = {1, 1, 1, 1, 1, 1, 1, 1, 7, 7, 7, 7};
+  /* 4 x 2 rows whose sums would land on rows 1 and 2 */
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, m, 4, 2, 2, CUREDUCE_F32, m + 2),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_reduce_cols(CUREDUCE_SUM, CUREDUCE_F32, m, 4, 2, 2, CUREDUCE_F32, m + 7),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  /* the padding between rows is part of the input's extent: ld 4, outputs on row 0's padding */
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, m, 2, 2, 4, CUREDUCE_F32, m + 2),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_reduce_axis(CUREDUCE_MAX, CUREDUCE_F32, m, 2, 2, 2, CUREDUCE_F32, m + 4),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  for (int i = 0; i < 8; ++i)
+    assert_true(m[i] == 1);
+  /* right after the input: allowed */
+  assert_int_equal(cureduce_cpu_reduce_rows(CUREDUCE_SUM, CUREDUCE_F32, m, 4, 2, 2, CUREDUCE_F32, m + 8), 0);
+  assert_true(m[8] == 2 && m[11] == 2);
+
+  /* a result that would overwrite an offset still to be read, and one on the segments' elements */
+  int64_t in[2] = {1000000000, 1}, off[3] = {0, 1, 2};
+  assert_int_equal(
+      cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_I64, in, 2, off, CUREDUCE_I64, off + 1),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_I64, in, 2, off, CUREDUCE_I64, in + 1),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_true(off[0] == 0 && off[1] == 1 && off[2] == 2 && in[0] == 1000000000 && in[1] == 1);
+  /* outputs below the segments' first element overlap nothing read */
+  int64_t buf[4] = {5, 5, 3, 4}, from2[3] = {2, 3, 4};
+  assert_int_equal(cureduce_cpu_reduce_segments(CUREDUCE_SUM, CUREDUCE_I64, buf, 2, from2, CUREDUCE_I64, buf),
+                   0);
+  assert_true(buf[0] == 3 && buf[1] == 4);
+}
+
 static void bad_arguments_should_get_their_status(void **state) {
   (void)state;
   float out[4];
@@ -230,6 +266,7 @@ int main(void) {
       cmocka_unit_test(axis_should_reduce_the_middle_axis_of_each_outer_slab),
       cmocka_unit_test(axis_edge_shapes_and_bad_arguments_should_get_their_status),
       cmocka_unit_test(empty_rows_and_columns_should_follow_the_full_reduction),
+      cmocka_unit_test(outputs_overlapping_what_is_read_should_be_invalid),
       cmocka_unit_test(bad_arguments_should_get_their_status),
       cmocka_unit_test(extents_of_2pow63_bytes_should_be_invalid),
   };

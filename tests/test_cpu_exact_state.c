@@ -166,6 +166,45 @@ static void bad_arguments_should_leave_the_state_alone(void **state) {
   assert_true(z == 0.0f && !signbit(z));
 }
 
+/* States that overlap the input or the offsets, and outputs that overlap the states, are refused
+   before anything changes (on the GPU the blocks would add into elements others still read). */
+static void states_overlapping_what_is_read_should_be_invalid(void **state) {
+  (void)state;
+  enum { W = CUREDUCE_EXACT_STATE_WORDS };
+  double buf[3 * W] = {0}; /* 8-byte words: states and f64 elements alike */
+  for (int k = 0; k < 3 * W; ++k)
+    buf[k] = 1.0;
+  int64_t *const states = (int64_t *)(void *)buf;
+  assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F64, buf, 4, states + 3),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_cpu_exact_accumulate_rows(CUREDUCE_F64, buf + W, 2, 4, W, states),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* rows 0..1 at W and 2W, states 0..1 at 0 and W */
+  int64_t off[3] = {0, 2, 4};
+  assert_int_equal(cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, buf, 2, off, states + 1),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  int64_t offs_and_states[3 + 2 * W];
+  memset(offs_and_states, 0, sizeof offs_and_states);
+  offs_and_states[1] = 2, offs_and_states[2] = 4;
+  assert_int_equal(
+      cureduce_cpu_exact_accumulate_segments(CUREDUCE_F64, buf, 2, offs_and_states, offs_and_states + 2),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  for (int k = 0; k < 3 * W; ++k)
+    assert_true(buf[k] == 1.0);
+  assert_true(offs_and_states[2] == 4);
+  /* the rounded rows would overwrite state 1 before it is read */
+  int64_t two[2 * W];
+  memset(two, 0, sizeof two);
+  assert_int_equal(cureduce_cpu_exact_finish_rows(CUREDUCE_SUM_EXACT, two, 2, CUREDUCE_F64, two + W),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  /* beside each other: allowed */
+  int64_t s[W];
+  memset(s, 0, sizeof s);
+  assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F64, buf, 4, s), 0);
+  double r = 0;
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, s, CUREDUCE_F64, &r), 0);
+  assert_true(r == 4.0);
+}
+
 /* The pair rounding of common/exact_state.h (cr_two_sum, cr_exact_round_double and
    cr_exact_pair_value, which the axis kernels use for a sum held as two doubles), against the
    rounding of an exact state that holds the same values, to every output format. */
@@ -709,6 +748,7 @@ int main(void) {
       cmocka_unit_test(rows_should_give_each_rows_bits),
       cmocka_unit_test(segments_should_give_each_segments_bits),
       cmocka_unit_test(bad_arguments_should_leave_the_state_alone),
+      cmocka_unit_test(states_overlapping_what_is_read_should_be_invalid),
       cmocka_unit_test(two_sum_and_round_double_should_be_exact),
       cmocka_unit_test(pair_value_of_random_pairs_should_match_the_state),
       cmocka_unit_test(pair_value_at_rounding_ties_should_match_the_state),

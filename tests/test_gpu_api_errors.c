@@ -1,6 +1,6 @@
 /* The GPU entry points refuse bad input with a distinct status and write nothing: NULL handle,
  * NULL pointers, unknown enums, unsupported combinations, host pointers, misaligned pointers,
- * and the empty min/max. */
+ * outputs that overlap what a call reads, and the empty min/max. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,6 +126,58 @@ static void axis_calls_should_check_their_arguments(void **state) {
   assert_true(read_out() == 42.0f); /* nothing was written by any of them */
 }
 
+/* Outputs (or exact states) that overlap the input or the offsets the call reads: the kernels
+   would write them while other blocks still read. Refused, with nothing written. */
+static void outputs_overlapping_what_is_read_should_be_invalid(void **state) {
+  (void)state;
+  enum { W = CUREDUCE_EXACT_STATE_WORDS };
+  const cureduce_op SUM = CUREDUCE_SUM;
+  const cureduce_dtype F32 = CUREDUCE_F32, F64 = CUREDUCE_F64;
+  double *buf; /* 3 states' worth of 8-byte words, all 1.0 */
+  CUDA_OK(cudaMalloc((void **)&buf, 3 * W * sizeof(double)));
+  double ones[3 * W];
+  for (int k = 0; k < 3 * W; ++k)
+    ones[k] = 1.0;
+  CUDA_OK(cudaMemcpy(buf, ones, sizeof ones, cudaMemcpyHostToDevice));
+  const int64_t offsets[3] = {0, 2, 4};
+  int64_t *d_offsets = (int64_t *)(void *)(buf + 2 * W);
+  CUDA_OK(cudaMemcpy(d_offsets, offsets, sizeof offsets, cudaMemcpyHostToDevice));
+  int64_t *const states = (int64_t *)(void *)buf;
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F64, buf, 4, 2, 2, F64, buf + 2, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_cols(h, SUM, F64, buf, 4, 2, 2, F64, buf + 7, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F64, buf, 2, 2, 4, F64, buf + 2, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* on row 0's padding: the extent counts */
+  assert_int_equal(cureduce_reduce_axis(h, SUM, F64, buf, 2, 2, 2, F64, buf + 4, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(
+      cureduce_reduce_segments(h, SUM, F64, buf, 2, d_offsets, F64, (double *)(void *)d_offsets + 1, NULL),
+      CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate(h, F64, buf, 4, states + 3, NULL), CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate_rows(h, F64, buf + W, 2, 4, W, states, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_accumulate_segments(h, F64, buf, 2, d_offsets, d_offsets - W, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* states 0..1 end two words into the offsets */
+  assert_int_equal(cureduce_exact_finish_rows(h, CUREDUCE_SUM_EXACT, states, 2, F64, buf + W, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  /* right after the input: allowed */
+  assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 2, 2, 2, F32, d_in + 4, NULL), CUREDUCE_SUCCESS);
+  double back[3 * W];
+  int64_t offsets_back[3];
+  CUDA_OK(cudaMemcpy(back, buf, 2 * W * sizeof(double), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(offsets_back, d_offsets, sizeof offsets_back, cudaMemcpyDeviceToHost));
+  float rows_out[2];
+  CUDA_OK(cudaMemcpy(rows_out, d_in + 4, sizeof rows_out, cudaMemcpyDeviceToHost));
+  const float ones_f[2] = {1, 1};
+  CUDA_OK(cudaMemcpy(d_in + 4, ones_f, sizeof ones_f, cudaMemcpyHostToDevice)); /* d_in as setup left it */
+  CUDA_OK(cudaFree(buf));
+  for (int k = 0; k < 2 * W; ++k)
+    assert_true(back[k] == 1.0);
+  assert_memory_equal(offsets_back, offsets, sizeof offsets);
+  assert_true(rows_out[0] == 2.0f && rows_out[1] == 2.0f);
+}
+
 static void empty_min_and_max_should_leave_the_output_untouched(void **state) {
   (void)state;
   assert_int_equal(cureduce_reduce(h, CUREDUCE_MIN, CUREDUCE_F32, d_in, 0, CUREDUCE_F32, d_out, NULL),
@@ -169,6 +221,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(each_bad_argument_should_have_its_own_status),
       cmocka_unit_test(axis_calls_should_check_their_arguments),
+      cmocka_unit_test(outputs_overlapping_what_is_read_should_be_invalid),
       cmocka_unit_test(empty_min_and_max_should_leave_the_output_untouched),
       cmocka_unit_test(empty_sum_should_write_positive_zero),
       cmocka_unit_test(reduce_to_host_should_return_the_value),

@@ -39,6 +39,8 @@ def reduce(op, x, dim, acc, out, stream):
     if not x.dtype.isnative:  # the library reads the machine's byte order
         x = x.astype(x.dtype.newbyteorder("="))
     data = np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+    if np.may_share_memory(data, out):  # as NumPy's out=: the result as if x were read first
+        data = data.copy()
     # The library writes nothing when it refuses, so `out` is safe to hand over directly.
     _cureduce.cpu_reduce(op_id, dtype_id, acc_id, data, outer, length, inner, out.reshape(-1).view(np.uint8))
     return out

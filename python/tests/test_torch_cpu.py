@@ -82,6 +82,14 @@ def test_out_is_written_and_returned():
     torch.testing.assert_close(out, x.amax(1))
 
 
+def test_out_that_overlaps_x_is_refused():
+    # as torch's own out= functions refuse it; nothing is written
+    y = torch.ones(4, 2, dtype=torch.float64)
+    with pytest.raises(ValueError, match="overlaps the input"):
+        cureduce.sum(y, dim=1, out=y.view(-1)[2:6])
+    assert torch.equal(y, torch.ones(4, 2, dtype=torch.float64))
+
+
 def test_out_that_requires_grad_is_refused_and_writes_count_for_autograd():
     x = torch.randn(5, 7)
     out = torch.full((5,), 7.0, requires_grad=True)

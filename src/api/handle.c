@@ -164,7 +164,10 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op, cur
   cureduce_status st = validate_many(handle, op, in_dtype, d_in, elements, &acc, d_out, outputs);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) || !cr_results_ok(outputs))
+  const uint64_t size = cureduce_dtype_size(in_dtype);
+  if (!cr_matrix_shape_ok(rows, cols, ld, size) || !cr_results_ok(outputs) ||
+      cr_ranges_overlap(d_out, outputs * cureduce_result_size(op, acc), d_in,
+                        cr_matrix_bytes(rows, cols, ld, size)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (outputs == 0)
     return CUREDUCE_SUCCESS;
@@ -199,6 +202,9 @@ cureduce_status cureduce_reduce_axis(cureduce_handle handle, cureduce_op op, cur
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (!outputs)
     return CUREDUCE_SUCCESS;
+  if (cr_ranges_overlap(d_out, outer * inner * cureduce_result_size(op, acc_dtype), d_in,
+                        outer * length * inner * cureduce_dtype_size(in_dtype)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   if (length == 0)
     return write_empty(op, acc_dtype, d_out, outer * inner, stream);
   if (inner == 1)
@@ -217,7 +223,9 @@ cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
     return st;
   if (any && !d_offsets) /* validate_many has checked d_in and d_out */
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || num_segments > (uint64_t)INT64_MAX)
+  if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || !cr_results_ok(num_segments) ||
+      cr_ranges_overlap(d_out, num_segments * cureduce_result_size(op, acc_dtype), d_offsets,
+                        (num_segments + 1) * sizeof(int64_t)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (!any)
     return CUREDUCE_SUCCESS;
@@ -247,7 +255,9 @@ cureduce_status cureduce_exact_accumulate(cureduce_handle handle, cureduce_dtype
     return st;
   if (!d_state || (n > 0 && !d_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || !cr_extent_ok(n, cureduce_dtype_size(in_dtype)))
+  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
+      !cr_extent_ok(n, cureduce_dtype_size(in_dtype)) ||
+      cr_ranges_overlap(d_state, cr_exact_states_bytes(1), d_in, n * cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   const cureduce_status sst = check_state(d_state);
   if (sst != CUREDUCE_SUCCESS)
@@ -270,8 +280,9 @@ cureduce_status cureduce_exact_accumulate_rows(cureduce_handle handle, cureduce_
   const int reads = rows > 0 && cols > 0;
   if ((rows > 0 && !d_states) || (reads && !d_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 ||
-      !cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) || !cr_exact_states_ok(rows))
+  const uint64_t size = cureduce_dtype_size(in_dtype);
+  if ((uintptr_t)d_in % size != 0 || !cr_matrix_shape_ok(rows, cols, ld, size) || !cr_exact_states_ok(rows) ||
+      cr_ranges_overlap(d_states, cr_exact_states_bytes(rows), d_in, cr_matrix_bytes(rows, cols, ld, size)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
     return CUREDUCE_SUCCESS;
@@ -297,7 +308,9 @@ cureduce_status cureduce_exact_accumulate_segments(cureduce_handle handle, cured
   if (cr_segments_lack_pointer(num_segments, d_in, d_offsets, d_states))
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || (uintptr_t)d_offsets % sizeof(int64_t) != 0 ||
-      !cr_exact_states_ok(num_segments))
+      !cr_exact_states_ok(num_segments) ||
+      cr_ranges_overlap(d_states, cr_exact_states_bytes(num_segments), d_offsets,
+                        (num_segments + 1) * sizeof(int64_t)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments == 0)
     return CUREDUCE_SUCCESS;
@@ -354,7 +367,8 @@ cureduce_status cureduce_exact_finish_rows(cureduce_handle handle, cureduce_op o
     return fst;
   if (rows > 0 && (!d_states || !d_out))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0 || !cr_exact_states_ok(rows))
+  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0 || !cr_exact_states_ok(rows) ||
+      cr_ranges_overlap(d_out, rows * cureduce_dtype_size(out_dtype), d_states, cr_exact_states_bytes(rows)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
     return CUREDUCE_SUCCESS;

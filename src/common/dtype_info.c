@@ -74,7 +74,8 @@ const char *cureduce_status_string(cureduce_status status) {
   case CUREDUCE_ERROR_CUDA: return "a CUDA runtime call or kernel launch failed";
   case CUREDUCE_ERROR_OUT_OF_MEMORY: return "a memory allocation failed";
   case CUREDUCE_ERROR_INVALID_HANDLE: return "the handle is NULL or not valid";
-  case CUREDUCE_ERROR_INVALID_VALUE: return "an argument is out of range";
+  case CUREDUCE_ERROR_INVALID_VALUE:
+    return "an argument is out of range (a size, an alignment, or an output that overlaps the input)";
   }
   return "unknown cureduce status";
 }
@@ -137,6 +138,8 @@ cureduce_status cureduce_resolve_acc(cureduce_op op, cureduce_dtype in_dtype, cu
 }
 
 size_t cureduce_result_size(cureduce_op op, cureduce_dtype acc_dtype) {
+  if (!op_valid(op) || !dtype_valid(acc_dtype))
+    return 0;
   if (op == CUREDUCE_ARGMIN || op == CUREDUCE_ARGMAX)
     return sizeof(int64_t);
   return cureduce_dtype_size(acc_dtype);

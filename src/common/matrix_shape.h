@@ -25,10 +25,22 @@ static inline int cr_exact_states_ok(uint64_t count) {
   return cr_extent_ok(count, CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t));
 }
 
+/* 1 when the bytes [a, a + a_bytes) and [b, b + b_bytes) share one (an empty range shares none).
+   A call refuses outputs (or states) that overlap what it reads: writing them would change
+   elements still to be read, in an order that depends on the GPU's schedule. */
+static inline int cr_ranges_overlap(const void *a, uint64_t a_bytes, const void *b, uint64_t b_bytes) {
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+/* The bytes of `count` exact states. */
+static inline uint64_t cr_exact_states_bytes(uint64_t count) {
+  return count * CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
+}
+
 /* 1 when the states at a and b (one each) share a word: combining them is refused. */
 static inline int cr_exact_states_overlap(const int64_t *a, const int64_t *b) {
-  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, bytes = CUREDUCE_EXACT_STATE_WORDS * sizeof(int64_t);
-  return x < y + bytes && y < x + bytes;
+  return cr_ranges_overlap(a, cr_exact_states_bytes(1), b, cr_exact_states_bytes(1));
 }
 
 /* 1 when a segmented call lacks a pointer it reads: with any segment, empty or not, the input,
@@ -37,6 +49,22 @@ static inline int cr_exact_states_overlap(const int64_t *a, const int64_t *b) {
 static inline int cr_segments_lack_pointer(uint64_t num_segments, const void *in, const int64_t *offsets,
                                            const void *out) {
   return num_segments > 0 && (!in || !offsets || !out);
+}
+
+/* The bytes a matrix that cr_matrix_shape_ok accepts spans from its first element: (rows - 1) *
+   ld + cols elements of `size` bytes, 0 when it has none. */
+static inline uint64_t cr_matrix_bytes(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t size) {
+  return rows == 0 || cols == 0 ? 0 : ((rows - 1) * ld + cols) * size;
+}
+
+/* 1 when the `out_bytes` of a segmented call's outputs (or states) at out overlap its offsets or
+   the elements its segments span, from offsets[0] to offsets[num_segments] (offsets checked, in
+   host memory: the CPU calls). */
+static inline int cr_segments_outputs_overlap(const void *out, uint64_t out_bytes, const void *in,
+                                              const int64_t *offsets, uint64_t num_segments, uint64_t size) {
+  return cr_ranges_overlap(out, out_bytes, offsets, (num_segments + 1) * sizeof(int64_t)) ||
+         cr_ranges_overlap(out, out_bytes, (const char *)in + (uint64_t)offsets[0] * size,
+                           (uint64_t)(offsets[num_segments] - offsets[0]) * size);
 }
 
 /* 1 when ld >= cols and the matrix's extent, (rows - 1) * ld + cols elements of `size` bytes,

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What every matrix call checks: the combination, pointers and shape. h_out may be NULL where
-   there are no outputs, as on the GPU. */
+/* What every matrix call checks: the combination, pointers, shape, and that the outputs do not
+   overlap the matrix. h_out may be NULL where there are no outputs, as on the GPU. */
 static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const void *h_in, uint64_t rows,
                                     uint64_t cols, uint64_t ld, cureduce_dtype *acc, const void *h_out,
                                     uint64_t outputs) {
@@ -22,7 +22,10 @@ static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const voi
     return st;
   if ((outputs > 0 && !h_out) || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in)) || !cr_results_ok(outputs))
+  const uint64_t size = cureduce_dtype_size(in);
+  if (!cr_matrix_shape_ok(rows, cols, ld, size) || !cr_results_ok(outputs) ||
+      cr_ranges_overlap(h_out, outputs * cureduce_result_size(op, *acc), h_in,
+                        cr_matrix_bytes(rows, cols, ld, size)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   return CUREDUCE_SUCCESS;
 }
@@ -183,6 +186,9 @@ cureduce_status cureduce_cpu_reduce_axis(cureduce_op op, cureduce_dtype in, cons
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (!outputs)
     return CUREDUCE_SUCCESS;
+  if (cr_ranges_overlap(h_out, outer * inner * cureduce_result_size(op, acc), h_in,
+                        outer * length * inner * cureduce_dtype_size(in)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   if (inner == 1)
     return cureduce_cpu_reduce_rows(op, in, h_in, outer, length, length, acc, h_out);
   if (empty_reductions(op, inner, length))
@@ -210,10 +216,15 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
   if (cr_segments_lack_pointer(num_segments, h_in, h_offsets, h_out))
     return CUREDUCE_ERROR_NULL_POINTER;
   const size_t size = cureduce_dtype_size(in), out_size = cureduce_result_size(op, acc);
+  if (!cr_results_ok(num_segments))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   for (uint64_t s = 0; s < num_segments; ++s)
     if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
       return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments > 0 && !cr_extent_ok((uint64_t)h_offsets[num_segments], size))
+    return CUREDUCE_ERROR_INVALID_VALUE;
+  if (num_segments > 0 &&
+      cr_segments_outputs_overlap(h_out, num_segments * out_size, h_in, h_offsets, num_segments, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   cr_cpu_work w = {NULL, NULL, 1}; /* none where no segment has an element */
   if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0]) {

@@ -55,7 +55,8 @@ cureduce_status cureduce_cpu_exact_accumulate(cureduce_dtype in_dtype, const voi
     return ok;
   if (!h_state || (n > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_extent_ok(n, cureduce_dtype_size(in_dtype)))
+  if (!cr_extent_ok(n, cureduce_dtype_size(in_dtype)) ||
+      cr_ranges_overlap(h_state, cr_exact_states_bytes(1), h_in, n * cureduce_dtype_size(in_dtype)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   cr_cpu_work s;
   const cureduce_status st = cr_cpu_work_alloc(&s, 1);
@@ -73,7 +74,9 @@ cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, cons
     return ok;
   if ((rows > 0 && !h_states) || (rows > 0 && cols > 0 && !h_in))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_matrix_shape_ok(rows, cols, ld, cureduce_dtype_size(in_dtype)) || !cr_exact_states_ok(rows))
+  const uint64_t size = cureduce_dtype_size(in_dtype);
+  if (!cr_matrix_shape_ok(rows, cols, ld, size) || !cr_exact_states_ok(rows) ||
+      cr_ranges_overlap(h_states, cr_exact_states_bytes(rows), h_in, cr_matrix_bytes(rows, cols, ld, size)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0 || cols == 0)
     return CUREDUCE_SUCCESS;
@@ -81,7 +84,6 @@ cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, cons
   const cureduce_status st = cr_cpu_work_alloc(&s, 1);
   if (st != CUREDUCE_SUCCESS)
     return st;
-  const size_t size = cureduce_dtype_size(in_dtype);
   for (uint64_t r = 0; r < rows; ++r)
     add_to_state(&s, in_dtype, (const char *)h_in + r * ld * size, cols,
                  h_states + r * CUREDUCE_EXACT_STATE_WORDS);
@@ -105,7 +107,9 @@ cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, 
   for (uint64_t s = 0; s < num_segments; ++s) /* all checked before any state changes */
     if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
       return CUREDUCE_ERROR_INVALID_VALUE;
-  if (!cr_extent_ok((uint64_t)h_offsets[num_segments], size))
+  if (!cr_extent_ok((uint64_t)h_offsets[num_segments], size) ||
+      cr_segments_outputs_overlap(h_states, cr_exact_states_bytes(num_segments), h_in, h_offsets,
+                                  num_segments, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   cr_cpu_work s;
   const cureduce_status st = cr_cpu_work_alloc(&s, 1);
@@ -148,9 +152,10 @@ cureduce_status cureduce_cpu_exact_finish_rows(cureduce_op op, const int64_t *h_
     return st;
   if (rows > 0 && (!h_states || !h_out))
     return CUREDUCE_ERROR_NULL_POINTER;
-  if (!cr_exact_states_ok(rows))
-    return CUREDUCE_ERROR_INVALID_VALUE;
   const size_t size = cureduce_dtype_size(out_dtype);
+  if (!cr_exact_states_ok(rows) ||
+      cr_ranges_overlap(h_out, rows * size, h_states, cr_exact_states_bytes(rows)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   for (uint64_t r = 0; r < rows; ++r) {
     void *out = (char *)h_out + r * size;
     if (finish(h_states + r * CUREDUCE_EXACT_STATE_WORDS, op == CUREDUCE_MEAN_EXACT, out_dtype, out) ==
