@@ -22,7 +22,7 @@ typedef struct npy_array {
 } npy_array;
 
 /* Load the file at path. `hint` (CUREDUCE_ACC_DEFAULT for none) names the dtype of raw byte
-   types ('V1', 'u1' and ml_dtypes' 'f1' as e4m3 or e5m2; 'V2', 'u2' as bf16 or f16), and must
+   types ('V1', 'u1' as e4m3 or e5m2; 'V2', 'u2' as bf16 or f16; ml_dtypes' 'f1' is e5m2 alone), and must
    agree with the file's dtype when the file names one. Bytes after the data are ignored, as
    NumPy ignores them. On failure writes a sentence without a trailing newline to err (errlen
    bytes), saying why (the file is missing, a directory, unreadable, not a .npy file, cut

@@ -301,12 +301,12 @@ CUREDUCE_API cureduce_status cureduce_cpu_sum_exact(cureduce_dtype in_dtype, con
  * is rounded or added to again. The same state on the CPU and the GPU has the same value.
  *
  * The GPU calls are asynchronous on stream, allocate nothing and can be captured in a CUDA
- * graph. States that overlap the input, the offsets or (for finish_rows) the outputs are
- * INVALID_VALUE. Several streams may add into one state at once (the additions are atomic),
- * each stream with a handle of its own, as for every call; combine and finish must be ordered
- * after them. A refused call changes no state; a call whose launch fails (CUREDUCE_ERROR_CUDA)
- * may have added part of its input (rows and segments take several launches), so its states
- * are then to be rebuilt.
+ * graph. States that overlap the input, the offsets or the outputs of finish are INVALID_VALUE
+ * (the GPU's accumulate_segments cannot see the input's extent: the segments' elements are the
+ * caller's to keep apart from the states). Several streams may add into one state at once (the additions are
+ * atomic), each stream with a handle of its own, as for every call; combine and finish must be ordered after
+ * them. A refused call changes no state; a call whose launch fails (CUREDUCE_ERROR_CUDA) may have added part
+ * of its input (rows and segments take several launches), so its states are then to be rebuilt.
  */
 #define CUREDUCE_EXACT_STATE_WORDS 80
 

@@ -114,7 +114,8 @@ CUREDUCE_API cureduce_status cureduce_dist_reserve_rows(cureduce_dist dist, uint
 /* Collective: out[i] = op over row i of the whole matrix, for i < rows (rows results at the
    device pointer d_out). rows and cols_global (the sum of cols_local over the ranks) must be
    the same on every rank. rows beyond the reserved rows, ld < cols_local, or cols_local >
-   cols_global is INVALID_VALUE. rows == 0 writes nothing; cols_global == 0 makes every row
+   cols_global is INVALID_VALUE, and so is a d_out that overlaps this rank's matrix, as in
+   cureduce_reduce_rows, with any number of ranks. rows == 0 writes nothing; cols_global == 0 makes every row
    empty, as cureduce_reduce_rows does with cols == 0. */
 CUREDUCE_API cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op,
                                                        cureduce_dtype in_dtype, const void *d_in,
@@ -135,9 +136,9 @@ CUREDUCE_API cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cured
  * MEAN_EXACT with any number of ranks (its state is rounded as cureduce_exact_finish_rows rounds
  * an empty one; cureduce_reduce_segments leaves it untouched), and is left untouched by the
  * other ops. The buffers are those of the rows: num_segments beyond the rows reserved by
- * cureduce_dist_reserve_rows is INVALID_VALUE. num_segments must be the same on every rank, and
- * d_in a device pointer even on a rank whose pieces are all empty (it is then not read). The
- * offsets are not checked (decreasing or negative ones are undefined behaviour).
+ * cureduce_dist_reserve_rows is INVALID_VALUE, and so is a d_out that overlaps d_offsets. num_segments must
+ * be the same on every rank, and d_in a device pointer even on a rank whose pieces are all empty (it is then
+ * not read). The offsets are not checked (decreasing or negative ones are undefined behaviour).
  */
 CUREDUCE_API cureduce_status cureduce_dist_reduce_segments(cureduce_dist dist, cureduce_op op,
                                                            cureduce_dtype in_dtype, const void *d_in,

@@ -196,13 +196,15 @@ static void states_overlapping_what_is_read_should_be_invalid(void **state) {
   memset(two, 0, sizeof two);
   assert_int_equal(cureduce_cpu_exact_finish_rows(CUREDUCE_SUM_EXACT, two, 2, CUREDUCE_F64, two + W),
                    CUREDUCE_ERROR_INVALID_VALUE);
-  /* beside each other: allowed */
-  int64_t s[W];
-  memset(s, 0, sizeof s);
+  /* the rounded value would land in its own state */
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, two, CUREDUCE_F64, two + W - 1),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  /* right after the input, and the output right after the state: allowed */
+  int64_t *const s = states + 4;
+  memset(s, 0, W * sizeof *s);
   assert_int_equal(cureduce_cpu_exact_accumulate(CUREDUCE_F64, buf, 4, s), 0);
-  double r = 0;
-  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, s, CUREDUCE_F64, &r), 0);
-  assert_true(r == 4.0);
+  assert_int_equal(cureduce_cpu_exact_finish(CUREDUCE_SUM_EXACT, s, CUREDUCE_F64, buf + 4 + W), 0);
+  assert_true(buf[4 + W] == 4.0);
 }
 
 /* The pair rounding of common/exact_state.h (cr_two_sum, cr_exact_round_double and

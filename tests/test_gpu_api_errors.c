@@ -158,8 +158,10 @@ static void outputs_overlapping_what_is_read_should_be_invalid(void **state) {
   assert_int_equal(cureduce_exact_accumulate_rows(h, F64, buf + W, 2, 4, W, states, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE);
   assert_int_equal(cureduce_exact_accumulate_segments(h, F64, buf, 2, d_offsets, d_offsets - W, NULL),
-                   CUREDUCE_ERROR_INVALID_VALUE); /* states 0..1 end two words into the offsets */
+                   CUREDUCE_ERROR_INVALID_VALUE); /* states 0..1 cover the offsets */
   assert_int_equal(cureduce_exact_finish_rows(h, CUREDUCE_SUM_EXACT, states, 2, F64, buf + W, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE);
+  assert_int_equal(cureduce_exact_finish(h, CUREDUCE_SUM_EXACT, states, F64, buf + W - 1, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE);
   /* right after the input: allowed */
   assert_int_equal(cureduce_reduce_rows(h, SUM, F32, d_in, 2, 2, 2, F32, d_in + 4, NULL), CUREDUCE_SUCCESS);

@@ -183,6 +183,9 @@ static void bad_arguments_should_return_a_status(void **state) {
   assert_int_equal(cureduce_dist_reduce_rows(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 2, 5, 4, 5,
                                              CUREDUCE_ACC_DEFAULT, g_out, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE); /* ld < cols_local */
+  assert_int_equal(cureduce_dist_reduce_rows(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, 4, 4, 4,
+                                             CUREDUCE_ACC_DEFAULT, (float *)g_dev + 2, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* d_out inside the row */
   assert_int_equal(cureduce_dist_count(g_d, 1, NULL, NULL), CUREDUCE_ERROR_NULL_POINTER);
   /* segments (the device offsets at g_ref are never read: every call is refused first) */
   const int64_t *offs = (const int64_t *)g_ref, host_offs[2] = {0, 1};
@@ -208,6 +211,9 @@ static void bad_arguments_should_return_a_status(void **state) {
                                                  (const int64_t *)((const char *)offs + 4),
                                                  CUREDUCE_ACC_DEFAULT, g_out, NULL),
                    CUREDUCE_ERROR_INVALID_VALUE); /* misaligned offsets */
+  assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, offs,
+                                                 CUREDUCE_ACC_DEFAULT, (int64_t *)g_ref + 1, NULL),
+                   CUREDUCE_ERROR_INVALID_VALUE); /* d_out on the offsets */
   assert_int_equal(cureduce_dist_reduce_segments(g_d, CUREDUCE_SUM, CUREDUCE_F32, g_dev, 1, offs,
                                                  CUREDUCE_ACC_DEFAULT, &host_out, NULL),
                    CUREDUCE_ERROR_HOST_POINTER);

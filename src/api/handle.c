@@ -347,7 +347,8 @@ cureduce_status cureduce_exact_finish(cureduce_handle handle, cureduce_op op, co
     return fst;
   if (!d_state || !d_out)
     return CUREDUCE_ERROR_NULL_POINTER;
-  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0)
+  if ((uintptr_t)d_out % cureduce_dtype_size(out_dtype) != 0 ||
+      cr_ranges_overlap(d_out, cureduce_dtype_size(out_dtype), d_state, cr_exact_states_bytes(1)))
     return CUREDUCE_ERROR_INVALID_VALUE;
   const cureduce_status st = check_state(d_state);
   if (st != CUREDUCE_SUCCESS)

@@ -141,6 +141,8 @@ cureduce_status cureduce_cpu_exact_finish(cureduce_op op, const int64_t *h_state
     return st;
   if (!h_state || !h_out)
     return CUREDUCE_ERROR_NULL_POINTER;
+  if (cr_ranges_overlap(h_out, cureduce_dtype_size(out_dtype), h_state, cr_exact_states_bytes(1)))
+    return CUREDUCE_ERROR_INVALID_VALUE;
   return finish(h_state, op == CUREDUCE_MEAN_EXACT, out_dtype, h_out);
 }
 
