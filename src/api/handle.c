@@ -166,8 +166,7 @@ static cureduce_status reduce_matrix(cureduce_handle handle, cureduce_op op, cur
     return st;
   const uint64_t size = cureduce_dtype_size(in_dtype);
   if (!cr_matrix_shape_ok(rows, cols, ld, size) || !cr_results_ok(outputs) ||
-      cr_ranges_overlap(d_out, outputs * cureduce_result_size(op, acc), d_in,
-                        cr_matrix_bytes(rows, cols, ld, size)))
+      cr_overlaps_matrix(d_out, outputs * cureduce_result_size(op, acc), d_in, rows, cols, ld, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (outputs == 0)
     return CUREDUCE_SUCCESS;
@@ -224,8 +223,7 @@ cureduce_status cureduce_reduce_segments(cureduce_handle handle, cureduce_op op,
   if (any && !d_offsets) /* validate_many has checked d_in and d_out */
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || !cr_results_ok(num_segments) ||
-      cr_ranges_overlap(d_out, num_segments * cureduce_result_size(op, acc_dtype), d_offsets,
-                        (num_segments + 1) * sizeof(int64_t)))
+      cr_overlaps_offsets(d_out, num_segments * cureduce_result_size(op, acc_dtype), d_offsets, num_segments))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (!any)
     return CUREDUCE_SUCCESS;
@@ -282,7 +280,7 @@ cureduce_status cureduce_exact_accumulate_rows(cureduce_handle handle, cureduce_
     return CUREDUCE_ERROR_NULL_POINTER;
   const uint64_t size = cureduce_dtype_size(in_dtype);
   if ((uintptr_t)d_in % size != 0 || !cr_matrix_shape_ok(rows, cols, ld, size) || !cr_exact_states_ok(rows) ||
-      cr_ranges_overlap(d_states, cr_exact_states_bytes(rows), d_in, cr_matrix_bytes(rows, cols, ld, size)))
+      cr_overlaps_matrix(d_states, cr_exact_states_bytes(rows), d_in, rows, cols, ld, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
     return CUREDUCE_SUCCESS;
@@ -309,8 +307,7 @@ cureduce_status cureduce_exact_accumulate_segments(cureduce_handle handle, cured
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_in % cureduce_dtype_size(in_dtype) != 0 || (uintptr_t)d_offsets % sizeof(int64_t) != 0 ||
       !cr_exact_states_ok(num_segments) ||
-      cr_ranges_overlap(d_states, cr_exact_states_bytes(num_segments), d_offsets,
-                        (num_segments + 1) * sizeof(int64_t)))
+      cr_overlaps_offsets(d_states, cr_exact_states_bytes(num_segments), d_offsets, num_segments))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments == 0)
     return CUREDUCE_SUCCESS;

@@ -1,7 +1,8 @@
 /* The one rule for a valid rows x cols matrix with leading dimension ld (cureduce.h), for an
  * outer x length x inner array, for n elements, for arrays of exact states and for the
- * pointers of segmented calls: the GPU and CPU calls all check them. An extent of 2^63 bytes or
- * more cannot be in memory, and its byte offsets would wrap. */
+ * pointers of segmented calls, and for outputs that overlap what a call reads: the GPU and CPU
+ * calls all check them. An extent of 2^63 bytes or more cannot be in memory, and its byte
+ * offsets would wrap. */
 #ifndef CUREDUCE_COMMON_MATRIX_SHAPE_H
 #define CUREDUCE_COMMON_MATRIX_SHAPE_H
 
@@ -51,18 +52,25 @@ static inline int cr_segments_lack_pointer(uint64_t num_segments, const void *in
   return num_segments > 0 && (!in || !offsets || !out);
 }
 
-/* The bytes a matrix that cr_matrix_shape_ok accepts spans from its first element: (rows - 1) *
-   ld + cols elements of `size` bytes, 0 when it has none. */
-static inline uint64_t cr_matrix_bytes(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t size) {
-  return rows == 0 || cols == 0 ? 0 : ((rows - 1) * ld + cols) * size;
+/* 1 when the out_bytes at out overlap a matrix that cr_matrix_shape_ok accepts: its extent from
+   the first element, (rows - 1) * ld + cols elements of `size` bytes (none when it is empty). */
+static inline int cr_overlaps_matrix(const void *out, uint64_t out_bytes, const void *in, uint64_t rows,
+                                     uint64_t cols, uint64_t ld, uint64_t size) {
+  const uint64_t bytes = rows == 0 || cols == 0 ? 0 : ((rows - 1) * ld + cols) * size;
+  return cr_ranges_overlap(out, out_bytes, in, bytes);
 }
 
-/* 1 when the `out_bytes` of a segmented call's outputs (or states) at out overlap its offsets or
-   the elements its segments span, from offsets[0] to offsets[num_segments] (offsets checked, in
-   host memory: the CPU calls). */
-static inline int cr_segments_outputs_overlap(const void *out, uint64_t out_bytes, const void *in,
-                                              const int64_t *offsets, uint64_t num_segments, uint64_t size) {
-  return cr_ranges_overlap(out, out_bytes, offsets, (num_segments + 1) * sizeof(int64_t)) ||
+/* 1 when the out_bytes at out overlap a segmented call's num_segments + 1 offsets. */
+static inline int cr_overlaps_offsets(const void *out, uint64_t out_bytes, const int64_t *offsets,
+                                      uint64_t num_segments) {
+  return cr_ranges_overlap(out, out_bytes, offsets, (num_segments + 1) * sizeof(int64_t));
+}
+
+/* 1 when the out_bytes at out overlap a segmented call's offsets or the elements its segments
+   span, offsets[0] to offsets[num_segments] (offsets checked, in host memory: the CPU calls). */
+static inline int cr_overlaps_segments(const void *out, uint64_t out_bytes, const void *in,
+                                       const int64_t *offsets, uint64_t num_segments, uint64_t size) {
+  return cr_overlaps_offsets(out, out_bytes, offsets, num_segments) ||
          cr_ranges_overlap(out, out_bytes, (const char *)in + (uint64_t)offsets[0] * size,
                            (uint64_t)(offsets[num_segments] - offsets[0]) * size);
 }

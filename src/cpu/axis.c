@@ -24,8 +24,7 @@ static cureduce_status check_matrix(cureduce_op op, cureduce_dtype in, const voi
     return CUREDUCE_ERROR_NULL_POINTER;
   const uint64_t size = cureduce_dtype_size(in);
   if (!cr_matrix_shape_ok(rows, cols, ld, size) || !cr_results_ok(outputs) ||
-      cr_ranges_overlap(h_out, outputs * cureduce_result_size(op, *acc), h_in,
-                        cr_matrix_bytes(rows, cols, ld, size)))
+      cr_overlaps_matrix(h_out, outputs * cureduce_result_size(op, *acc), h_in, rows, cols, ld, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   return CUREDUCE_SUCCESS;
 }
@@ -186,11 +185,11 @@ cureduce_status cureduce_cpu_reduce_axis(cureduce_op op, cureduce_dtype in, cons
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (!outputs)
     return CUREDUCE_SUCCESS;
+  if (inner == 1) /* which checks the overlap itself */
+    return cureduce_cpu_reduce_rows(op, in, h_in, outer, length, length, acc, h_out);
   if (cr_ranges_overlap(h_out, outer * inner * cureduce_result_size(op, acc), h_in,
                         outer * length * inner * cureduce_dtype_size(in)))
     return CUREDUCE_ERROR_INVALID_VALUE;
-  if (inner == 1)
-    return cureduce_cpu_reduce_rows(op, in, h_in, outer, length, length, acc, h_out);
   if (empty_reductions(op, inner, length))
     return CUREDUCE_EMPTY;
   if (length == 0)
@@ -224,7 +223,7 @@ cureduce_status cureduce_cpu_reduce_segments(cureduce_op op, cureduce_dtype in, 
   if (num_segments > 0 && !cr_extent_ok((uint64_t)h_offsets[num_segments], size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (num_segments > 0 &&
-      cr_segments_outputs_overlap(h_out, num_segments * out_size, h_in, h_offsets, num_segments, size))
+      cr_overlaps_segments(h_out, num_segments * out_size, h_in, h_offsets, num_segments, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   cr_cpu_work w = {NULL, NULL, 1}; /* none where no segment has an element */
   if (num_segments > 0 && h_offsets[num_segments] > h_offsets[0]) {

@@ -76,7 +76,7 @@ cureduce_status cureduce_cpu_exact_accumulate_rows(cureduce_dtype in_dtype, cons
     return CUREDUCE_ERROR_NULL_POINTER;
   const uint64_t size = cureduce_dtype_size(in_dtype);
   if (!cr_matrix_shape_ok(rows, cols, ld, size) || !cr_exact_states_ok(rows) ||
-      cr_ranges_overlap(h_states, cr_exact_states_bytes(rows), h_in, cr_matrix_bytes(rows, cols, ld, size)))
+      cr_overlaps_matrix(h_states, cr_exact_states_bytes(rows), h_in, rows, cols, ld, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0 || cols == 0)
     return CUREDUCE_SUCCESS;
@@ -108,8 +108,8 @@ cureduce_status cureduce_cpu_exact_accumulate_segments(cureduce_dtype in_dtype, 
     if (h_offsets[s] < 0 || h_offsets[s + 1] < h_offsets[s])
       return CUREDUCE_ERROR_INVALID_VALUE;
   if (!cr_extent_ok((uint64_t)h_offsets[num_segments], size) ||
-      cr_segments_outputs_overlap(h_states, cr_exact_states_bytes(num_segments), h_in, h_offsets,
-                                  num_segments, size))
+      cr_overlaps_segments(h_states, cr_exact_states_bytes(num_segments), h_in, h_offsets, num_segments,
+                           size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   cr_cpu_work s;
   const cureduce_status st = cr_cpu_work_alloc(&s, 1);

@@ -246,8 +246,7 @@ cureduce_status cureduce_dist_reduce_rows(cureduce_dist dist, cureduce_op op, cu
   const uint64_t size = cureduce_dtype_size(in_dtype);
   if (!cr_matrix_shape_ok(rows, cols_local, ld, size) || cols_local > cols_global ||
       cols_global > (uint64_t)INT64_MAX || rows > dist->row_capacity ||
-      cr_ranges_overlap(d_out, rows * cureduce_result_size(op, acc_dtype), d_in,
-                        cr_matrix_bytes(rows, cols_local, ld, size)))
+      cr_overlaps_matrix(d_out, rows * cureduce_result_size(op, acc_dtype), d_in, rows, cols_local, ld, size))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (rows == 0)
     return CUREDUCE_SUCCESS;
@@ -276,8 +275,7 @@ cureduce_status cureduce_dist_reduce_segments(cureduce_dist dist, cureduce_op op
   if (any && !d_offsets)
     return CUREDUCE_ERROR_NULL_POINTER;
   if ((uintptr_t)d_offsets % sizeof(int64_t) != 0 || num_segments > dist->row_capacity ||
-      cr_ranges_overlap(d_out, num_segments * cureduce_result_size(op, acc_dtype), d_offsets,
-                        (num_segments + 1) * sizeof(int64_t)))
+      cr_overlaps_offsets(d_out, num_segments * cureduce_result_size(op, acc_dtype), d_offsets, num_segments))
     return CUREDUCE_ERROR_INVALID_VALUE;
   if (any && !cr_is_device_pointer(d_offsets))
     return CUREDUCE_ERROR_HOST_POINTER;
